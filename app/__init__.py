@@ -1,0 +1,1 @@
+"""Gradient Lab: see how PyTorch computes gradients and how optimizers use them."""

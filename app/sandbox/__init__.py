@@ -1,0 +1,1 @@
+"""The program runner: the security boundary between learners' code and the server."""
