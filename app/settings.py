@@ -1,0 +1,126 @@
+"""The server's settings, read from APP_* environment variables. Routes get them through Depends."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import fields
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from app.sandbox.limits import Limits
+
+# The runner's defaults are written once, on the dataclass; the settings only expose them.
+_LIMITS = Limits()
+
+
+def _default_sandbox_workers() -> int:
+    return max(2, os.cpu_count() or 2)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="APP_")
+
+    # The server.
+    host: str = Field(
+        default="127.0.0.1",
+        description="Address the web server listens on.",
+    )
+    port: int = Field(
+        default=8000,
+        ge=0,
+        le=65535,
+        description="Port the web server listens on.",
+    )
+    workers: int = Field(
+        default=1,
+        ge=1,
+        description="Uvicorn processes that serve HTTP.",
+    )
+    sandbox_workers: int = Field(
+        default_factory=_default_sandbox_workers,
+        ge=1,
+        description="Warm processes that run learners' programs, in each uvicorn process.",
+    )
+    device: Literal["auto", "cpu", "cuda"] = Field(
+        default="auto",
+        description="Where tensors live: auto (CUDA when available, else CPU), cpu or cuda.",
+    )
+    queue_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="How long a request may wait for a free sandbox worker before a 503.",
+    )
+
+    # The runner: one field per field of Limits, same name, same default.
+    program_bytes: int = Field(
+        default=_LIMITS.program_bytes,
+        gt=0,
+        description="Longest program text accepted, in bytes.",
+    )
+    steps: int = Field(
+        default=_LIMITS.steps,
+        gt=0,
+        description="Interpreter steps one program may take.",
+    )
+    tensor_numel: int = Field(
+        default=_LIMITS.tensor_numel,
+        gt=0,
+        description="Most elements one tensor may have.",
+    )
+    tensor_memory_bytes: int = Field(
+        default=_LIMITS.tensor_memory_bytes,
+        gt=0,
+        description="Most tensor memory one program may use, in bytes.",
+    )
+    int_bits: int = Field(
+        default=_LIMITS.int_bits,
+        gt=0,
+        description="Largest Python integer a program may build, in bits.",
+    )
+    sequence_len: int = Field(
+        default=_LIMITS.sequence_len,
+        gt=0,
+        description="Longest list, tuple, string or range a program may build.",
+    )
+    recursion: int = Field(
+        default=_LIMITS.recursion,
+        gt=0,
+        description="Deepest nesting of function calls in a program.",
+    )
+    graph_nodes: int = Field(
+        default=_LIMITS.graph_nodes,
+        gt=0,
+        description="Most autograd graph nodes traced for one program.",
+    )
+    stdout_bytes: int = Field(
+        default=_LIMITS.stdout_bytes,
+        gt=0,
+        description="Most printed output kept from one program, in bytes.",
+    )
+    wall_seconds: float = Field(
+        default=_LIMITS.wall_seconds,
+        gt=0,
+        description="Wall-clock seconds one program may run.",
+    )
+    cpu_seconds: float = Field(
+        default=_LIMITS.cpu_seconds,
+        gt=0,
+        description="CPU seconds one program may use.",
+    )
+    worker_memory_mb: int = Field(
+        default=_LIMITS.worker_memory_mb,
+        gt=0,
+        description="Memory cap of each sandbox process, in MiB.",
+    )
+
+    def limits(self) -> Limits:
+        """The runner's limits, as the plain dataclass that crosses into worker processes."""
+        return Limits(**{f.name: getattr(self, f.name) for f in fields(Limits)})
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()
