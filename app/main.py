@@ -1,0 +1,114 @@
+"""create_app(): routers, /static, the sandbox pool, and the one error envelope for all failures."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
+from fastapi.responses import JSONResponse
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app import i18n
+from app.deps import ROOT
+from app.errors import AppError
+from app.routes import graph, home
+from app.settings import get_settings
+
+logger = logging.getLogger(__name__)
+
+_HTTP_TYPES = {404: "not_found", 405: "method_not_allowed"}
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    # Imported here, not at the top, so that importing the app does not start the runner's
+    # machinery: the pool exists only while the server runs.
+    from app.sandbox.workers import WorkerPool
+
+    settings = get_settings()
+    pool = WorkerPool(
+        settings.sandbox_workers,
+        memory_mb=settings.worker_memory_mb,
+        device=settings.device,
+    )
+    pool.start()
+    app.state.pool = pool
+    try:
+        yield
+    finally:
+        pool.close()
+
+
+def create_app() -> FastAPI:
+    app = FastAPI(
+        title="Gradient Lab",
+        lifespan=_lifespan,
+        exception_handlers={
+            AppError: _app_error,
+            RequestValidationError: _request_invalid,
+            StarletteHTTPException: _http_error,  # FastAPI's HTTPException is a subclass
+            Exception: _internal,
+        },
+    )
+    app.add_middleware(GZipMiddleware, minimum_size=1000)
+    app.include_router(home.router)
+    app.include_router(graph.router)
+    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    return app
+
+
+def _envelope(
+    request: Request,
+    status: int,
+    error_type: str,
+    message: str,
+    *,
+    line: int | None = None,
+    hint_key: str | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> JSONResponse:
+    """The one error shape: {"error": {type, message, line, hint, hint_key}}, hint localised."""
+    lang = i18n.pick_language(request.headers.get("accept-language"))
+    error = {
+        "type": error_type,
+        "message": message,
+        "line": line,
+        "hint": i18n.text(hint_key, lang) if hint_key else None,
+        "hint_key": hint_key,
+    }
+    return JSONResponse({"error": error}, status_code=status, headers=headers)
+
+
+async def _app_error(request: Request, exc: AppError) -> JSONResponse:
+    return _envelope(
+        request, exc.status, exc.type, exc.message, line=exc.line, hint_key=exc.hint_key
+    )
+
+
+async def _request_invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
+        for error in exc.errors()
+    )
+    return _envelope(
+        request, 422, "request_invalid", f"Invalid request: {problems}",
+        hint_key="hint.request_invalid",
+    )
+
+
+async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    error_type = _HTTP_TYPES.get(exc.status_code, "http_error")
+    return _envelope(request, exc.status_code, error_type, str(exc.detail), headers=exc.headers)
+
+
+async def _internal(request: Request, exc: Exception) -> JSONResponse:
+    logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return _envelope(request, 500, "internal", "Something went wrong on the server.")
+
+
+app = create_app()
