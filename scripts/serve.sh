@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Start the app (settings from APP_* variables; see README.md).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/_env.sh
+setup_env .
+exec python -m app

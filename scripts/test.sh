@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The one test command: lint, type-check, then pytest (arguments go to pytest).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+source scripts/_env.sh
+setup_env '.[test]'
+
+# The browser tests drive Debian's headless Chromium.
+if [[ ! -x /usr/bin/chromium ]]; then
+  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
+    if ! { apt-get update -qq &&
+           DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }; then
+      echo "WARNING: could not install chromium; the browser tests will not run." >&2
+    fi
+  else
+    echo "WARNING: /usr/bin/chromium is missing; the browser tests will not run." >&2
+  fi
+fi
+
+lint_paths=(app tests)
+[[ -d bench ]] && lint_paths+=(bench)
+ruff check "${lint_paths[@]}"
+mypy app
+pytest "$@"
