@@ -1,0 +1,89 @@
+"""The Python builtins a program may call: the harmless ones, made to count their steps.
+
+Builtins that consume an iterable (list, sum, max, ...) go through the machine's `materialize`,
+so `sum(range(10**15))` is refused by the step and size limits instead of tying up the worker.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import torch
+from torch.autograd.gradcheck import GradcheckError
+
+from app.errors import Disallowed
+from app.sandbox import allowlist as al
+
+if TYPE_CHECKING:
+    from app.sandbox.evaluator import Evaluator
+
+EXCEPTIONS: dict[str, type[BaseException]] = {
+    kind.__name__: kind for kind in (
+        Exception, RuntimeError, ValueError, TypeError, ZeroDivisionError, ArithmeticError,
+        IndexError, KeyError, AssertionError, NameError, NotImplementedError,
+        GradcheckError,
+    )
+}
+
+
+def builtins_for(machine: Evaluator) -> dict[str, object]:
+    """The builtins, bound to one run's limits and step counter."""
+    take = machine.materialize
+
+    def list_(iterable: Any = ()) -> list[Any]:
+        return take(iterable)
+
+    def tuple_(iterable: Any = ()) -> tuple[Any, ...]:
+        return tuple(take(iterable))
+
+    def set_(iterable: Any = ()) -> set[Any]:
+        return set(take(iterable))
+
+    def dict_(*args: Any, **kwargs: Any) -> dict[Any, Any]:
+        return dict(*(take(a.items() if isinstance(a, dict) else a) for a in args), **kwargs)
+
+    def sorted_(iterable: Any, *, key: Any = None, reverse: bool = False) -> list[Any]:
+        return sorted(take(iterable), key=key, reverse=reverse)
+
+    def reversed_(sequence: Any) -> list[Any]:
+        return take(sequence)[::-1]
+
+    def sum_(iterable: Any, start: Any = 0) -> Any:
+        if not isinstance(start, (int, float, torch.Tensor)):
+            raise TypeError("sum()'s start must be a number or a tensor")
+        total = start
+        for item in take(iterable):
+            total = machine.track(total + item)
+        return total
+
+    def _extreme(pick: Any) -> Any:
+        def extreme(*args: Any, **kwargs: Any) -> Any:
+            return pick(take(args[0]) if len(args) == 1 else args, **kwargs)
+        extreme.__name__ = pick.__name__
+        return extreme
+
+    def any_(iterable: Any) -> bool:
+        return any(take(iterable))
+
+    def all_(iterable: Any) -> bool:
+        return all(take(iterable))
+
+    def isinstance_(obj: object, kinds: Any) -> bool:
+        allowed = al.ISINSTANCE_TYPES
+        kinds = tuple(wrapped.get(k, k) for k in (kinds if isinstance(kinds, tuple) else (kinds,)))
+        for kind in kinds:
+            if kind not in allowed:
+                raise Disallowed(f"isinstance() can check {', '.join(k.__name__ for k in allowed)}"
+                                 f"; not {getattr(kind, '__name__', kind)!r}", line=machine.line,
+                                 hint_key="hint.disallowed_name")
+        return isinstance(obj, kinds)
+
+    wrapped: dict[Any, type] = {list_: list, tuple_: tuple, dict_: dict, set_: set}
+    return {
+        "abs": abs, "round": round, "float": float, "int": int, "bool": bool, "str": str,
+        "repr": repr, "len": len, "range": range, "zip": zip, "enumerate": enumerate,
+        "divmod": divmod, "None": None, "True": True, "False": False,
+        "list": list_, "tuple": tuple_, "set": set_, "dict": dict_, "sorted": sorted_,
+        "reversed": reversed_, "sum": sum_, "min": _extreme(min), "max": _extreme(max),
+        "any": any_, "all": all_, "isinstance": isinstance_, "print": machine.print,
+    }
