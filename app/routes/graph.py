@@ -1,5 +1,26 @@
-"""GET /graph and POST /api/graph. (Being written: see the runner issue.)"""
+"""POST /api/graph: run a program in the sandbox and return what it built."""
 
-from fastapi import APIRouter
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends
+
+from app import schemas
+from app.deps import get_pool
+from app.sandbox.workers import WorkerPool
+from app.settings import Settings, get_settings
 
 router = APIRouter()
+
+
+@router.post("/api/graph", response_model=schemas.GraphResponse)
+def run_graph(
+    request: schemas.GraphRequest,
+    settings: Annotated[Settings, Depends(get_settings)],
+    pool: Annotated[WorkerPool, Depends(get_pool)],
+) -> object:
+    device = settings.device if request.device == "auto" else request.device
+    return pool.run("app.jobs:graph", wall_seconds=settings.wall_seconds,
+                    cpu_seconds=settings.cpu_seconds, queue_seconds=settings.queue_seconds,
+                    code=request.code, device=device, limits=settings.limits())

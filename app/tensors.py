@@ -1,0 +1,59 @@
+"""Tensors as plain values for JSON, and the one place a device is picked."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import torch
+
+from app.errors import ProgramError
+
+Plain = float | int | bool | str | None | list[Any] | dict[str, Any]
+
+
+def _number(x: Any) -> Any:
+    # JSON has no NaN or infinity; JavaScript's Number() reads these strings back.
+    if isinstance(x, float) and not math.isfinite(x):
+        return "NaN" if math.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
+    if isinstance(x, complex):
+        return [_number(x.real), _number(x.imag)]
+    return x
+
+
+def _plain_list(x: Any) -> Any:
+    if isinstance(x, list):
+        return [_plain_list(v) for v in x]
+    return _number(x)
+
+
+def to_plain(t: torch.Tensor | None, max_numel: int = 1_000) -> Plain:
+    """A number or nested list; a summary (shape, min, max, mean, head) past max_numel elements."""
+    if t is None:
+        return None
+    t = t.detach().cpu()
+    if t.is_meta:
+        return None
+    if t.numel() <= max_numel:
+        return _plain_list(t.tolist())
+    flat = t.reshape(-1)
+    stats = flat.double() if not t.is_complex() else flat.abs().double()
+    return {
+        "summary": True,
+        "shape": list(t.shape),
+        "numel": t.numel(),
+        "min": _number(stats.min().item()),
+        "max": _number(stats.max().item()),
+        "mean": _number(stats.mean().item()),
+        "head": _plain_list(flat[:8].tolist()),
+    }
+
+
+def pick_device(name: str) -> torch.device:
+    """"auto" is CUDA when this machine has it, else the CPU; "cuda" without CUDA is an error."""
+    if name == "cuda" or (name == "auto" and torch.cuda.is_available()):
+        if not torch.cuda.is_available():
+            raise ProgramError("CUDA was asked for, but this server has no GPU",
+                               hint_key="hint.no_cuda")
+        return torch.device("cuda")
+    return torch.device("cpu")
