@@ -16,4 +16,4 @@ def graph(code: str, device: str, limits: Limits) -> Graph:
     """Run the program on the device and describe what it built."""
     torch_device = pick_device(device)
     execution = run_program(code, limits=limits, device=torch_device)
-    return trace(execution, torch_device)
+    return trace(execution, torch_device, limits.graph_nodes)

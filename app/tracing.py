@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
 import torch
 
+from app.errors import TooLarge
 from app.sandbox.interpreter import Execution
 from app.tensors import to_plain
 
@@ -32,8 +34,11 @@ class Graph:
     variables: dict[str, Variable]
 
 
-def trace(execution: Execution, device: torch.device) -> Graph:
+def trace(execution: Execution, device: torch.device, max_nodes: int) -> Graph:
     """Every variable bound to a tensor, in the order the program first bound it."""
+    roots = [v.grad_fn for v in execution.namespace.values()
+             if isinstance(v, torch.Tensor) and v.grad_fn is not None]
+    _count_nodes(roots, max_nodes)
     lines = {id(p.tensor): p.line for p in execution.tensors}
     variables = {
         name: _variable(value, lines.get(id(value)))
@@ -57,3 +62,19 @@ def _variable(t: torch.Tensor, line: int | None) -> Variable:
         dtype=str(t.dtype).removeprefix("torch."),
         line=line,
     )
+
+
+def _count_nodes(roots: list[Any], limit: int) -> int:
+    """Walk grad_fn like torch's own graph iteration (deque + seen); refuse past limit nodes."""
+    seen = {id(fn) for fn in roots}
+    queue = deque(roots)
+    while queue:
+        fn = queue.popleft()
+        for parent, _ in fn.next_functions:
+            if parent is not None and id(parent) not in seen:
+                seen.add(id(parent))
+                if len(seen) > limit:
+                    raise TooLarge(f"the graph has more than {limit:,} nodes",
+                                   hint_key="hint.graph_too_large")
+                queue.append(parent)
+    return len(seen)

@@ -1,0 +1,160 @@
+"""POST /api/graph against the oracle: the same program run directly in torch."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import traceback
+
+import pytest
+import torch
+from fastapi.testclient import TestClient
+
+from app.lessons import LESSONS
+from tests.helpers import assert_error
+
+_ADDRESS = re.compile(r" object at 0x[0-9a-f]+")
+
+
+def _plain_python(program: str) -> tuple[dict[str, object], str, BaseException | None, int | None]:
+    """Run the program as a learner would in a plain Python session (seeded like the runner)."""
+    torch.manual_seed(0)
+    namespace: dict[str, object] = {}
+    out = io.StringIO()
+    error, line = None, None
+    try:
+        with contextlib.redirect_stdout(out):
+            exec(compile(program, "<program>", "exec"), namespace)  # the oracle, not the app
+    except Exception as exc:  # noqa: BLE001 - the error is what some examples teach
+        error = exc
+        line = [f for f in traceback.extract_tb(exc.__traceback__)
+                if f.filename == "<program>"][-1].lineno
+    return namespace, out.getvalue(), error, line
+
+
+def _values(t: torch.Tensor | None) -> object:
+    return None if t is None else t.detach().tolist()
+
+
+_RUNS = [lesson for lesson in LESSONS.values() if lesson.fails_at is None]
+_FAILS = [lesson for lesson in LESSONS.values() if lesson.fails_at is not None]
+
+
+@pytest.mark.parametrize("lesson", _RUNS, ids=lambda lesson: lesson.id)
+def test_example_gives_exactly_what_torch_gives(client: TestClient, lesson: object) -> None:
+    program = lesson.program  # type: ignore[attr-defined]
+    response = client.post("/api/graph", json={"code": program, "device": "cpu"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    namespace, stdout, error, _ = _plain_python(program)
+    assert error is None
+    assert _ADDRESS.sub("", body["stdout"]) == _ADDRESS.sub("", stdout)
+    tensors = {k: v for k, v in namespace.items() if isinstance(v, torch.Tensor)}
+    assert list(body["variables"]) == list(tensors)
+    for name, t in tensors.items():
+        got = body["variables"][name]
+        assert got["value"] == _values(t), name
+        grad = t.grad if (t.is_leaf or t.retains_grad) else None
+        assert got["grad"] == _values(grad), name
+        assert got["requires_grad"] == t.requires_grad, name
+        assert got["is_leaf"] == t.is_leaf, name
+        assert got["grad_fn"] == (None if t.grad_fn is None else type(t.grad_fn).__name__), name
+        assert got["shape"] == list(t.shape), name
+
+
+@pytest.mark.parametrize("lesson", _FAILS, ids=lambda lesson: lesson.id)
+def test_failing_example_reports_torchs_error_at_its_line(client: TestClient,
+                                                         lesson: object) -> None:
+    program = lesson.program  # type: ignore[attr-defined]
+    error = assert_error(client.post("/api/graph", json={"code": program}), 400, "program_error")
+    _, _, expected, line = _plain_python(program)
+    assert expected is not None
+    assert error["message"] == f"{type(expected).__name__}: {expected}"
+    assert error["line"] == line == lesson.fails_at  # type: ignore[attr-defined]
+    assert error["hint"] and error["hint_key"]
+
+
+def test_s2_backward_gives_the_tutorials_gradients(client: TestClient) -> None:
+    body = client.post("/api/graph", json={"code": LESSONS["S2"].program}).json()
+    variables = body["variables"]
+    assert variables["a"]["grad"] == [42.0] and variables["b"]["grad"] == [28.0]
+    assert [variables[n]["value"] for n in "abcd"] == [[2.0], [3.0], [6.0], [7.0]]
+    assert variables["loss"]["value"] == [49.0]
+    assert [variables[n]["grad_fn"] for n in ("c", "d", "loss")] == [
+        "MulBackward0", "AddBackward0", "PowBackward0"]
+    assert body["stdout"] == "tensor([42.])\ntensor([28.])\n"
+    assert body["device"] == "cpu"
+
+
+def test_s3_second_backward_accumulates(client: TestClient) -> None:
+    variables = client.post("/api/graph", json={"code": LESSONS["S3"].program}).json()["variables"]
+    assert variables["a"]["grad"] == [84.0] and variables["b"]["grad"] == [56.0]
+
+
+def test_s9_second_derivative_is_18(client: TestClient) -> None:
+    variables = client.post("/api/graph", json={"code": LESSONS["S9"].program}).json()["variables"]
+    assert variables["grad_1"]["value"] == [27.0]
+    assert variables["grad_1"]["grad_fn"] == "MulBackward0"  # create_graph=True: a graph of its own
+    assert variables["grad_2"]["value"] == [18.0]
+
+
+def test_s10_custom_function_node_is_named_after_the_class(client: TestClient) -> None:
+    variables = client.post("/api/graph", json={"code": LESSONS["S10"].program}).json()["variables"]
+    assert variables["y"]["grad_fn"] == "MyReLUBackward"
+    xs, grads = variables["x"]["value"], variables["x"]["grad"]
+    assert grads == [1.0 if x > 0 else 0.0 for x in xs]
+
+
+def test_same_program_gives_the_same_json(client: TestClient) -> None:
+    program = LESSONS["S4"].program
+    first = client.post("/api/graph", json={"code": program}).json()
+    second = client.post("/api/graph", json={"code": program}).json()
+    assert first["variables"] == second["variables"]
+
+
+def test_nan_and_infinity_travel_as_strings(client: TestClient) -> None:
+    code = "x = torch.tensor([0.0, 1.0])\ny = torch.log(x)\nz = y / 0\n"
+    variables = client.post("/api/graph", json={"code": code}).json()["variables"]
+    assert variables["y"]["value"] == ["-Infinity", 0.0]
+    assert variables["z"]["value"] == ["-Infinity", "NaN"]
+
+
+def test_large_tensors_are_summarised(client: TestClient) -> None:
+    variables = client.post("/api/graph", json={"code": "x = torch.ones(100, 100)"}).json()[
+        "variables"]
+    value = variables["x"]["value"]
+    assert value["summary"] is True and value["shape"] == [100, 100] and value["mean"] == 1.0
+
+
+def test_variables_carry_the_line_that_made_them(client: TestClient) -> None:
+    code = "a = torch.ones(2)\n\nb = a * 3\n"
+    variables = client.post("/api/graph", json={"code": code}).json()["variables"]
+    assert variables["a"]["line"] == 1 and variables["b"]["line"] == 3
+
+
+def test_cuda_without_a_gpu_is_a_clear_400(client: TestClient) -> None:
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    error = assert_error(client.post("/api/graph", json={"code": "x = 1", "device": "cuda"}),
+                         400, "program_error")
+    assert "GPU" in str(error["message"])
+
+
+@pytest.mark.cuda
+def test_cuda_runs_the_example_on_the_gpu(client: TestClient) -> None:
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA on this machine")
+    body = client.post("/api/graph", json={"code": LESSONS["S2"].program, "device": "cuda"}).json()
+    assert body["device"].startswith("cuda")
+    assert body["variables"]["a"]["grad"] == [42.0]
+
+
+def test_malformed_request_is_a_422_envelope(client: TestClient) -> None:
+    assert_error(client.post("/api/graph", json={"program": "x = 1"}), 422, "request_invalid")
+
+
+def test_a_graph_over_the_node_limit_is_a_413(client: TestClient) -> None:
+    code = "x = torch.ones(1, requires_grad=True)\ny = x\nfor i in range(3000):\n    y = y * 1.0\n"
+    error = assert_error(client.post("/api/graph", json={"code": code}), 413, "too_large")
+    assert "nodes" in str(error["message"])

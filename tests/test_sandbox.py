@@ -1,0 +1,204 @@
+"""run_program on its own: the syntax a learner needs works exactly as in Python."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+from app.errors import AppError, Disallowed, ProgramError, Timeout, TooLarge
+from app.sandbox.interpreter import run_program
+from app.sandbox.limits import Limits
+
+LIMITS = Limits()
+
+
+def run(code: str, **limits: object) -> dict[str, object]:
+    return run_program(code, limits=dataclasses.replace(LIMITS, **limits)).namespace
+
+
+def out(code: str) -> str:
+    return run_program(code, limits=LIMITS).stdout
+
+
+def test_tuple_unpacking_and_starred_assignment() -> None:
+    ns = run("a, (b, c) = 1, (2, 3)\nfirst, *rest = [1, 2, 3, 4]\n")
+    assert (ns["a"], ns["b"], ns["c"], ns["first"], ns["rest"]) == (1, 2, 3, 1, [2, 3, 4])
+
+
+def test_augmented_assignment_on_a_tensor_is_in_place_like_python() -> None:
+    ns = run("x = torch.ones(2)\ny = x\nx += 1\n")
+    assert ns["y"] is ns["x"] and ns["x"].tolist() == [2.0, 2.0]
+
+
+def test_subscript_assignment_with_a_mask() -> None:
+    ns = run("g = torch.tensor([-1.0, 2.0, -3.0])\ng[g < 0] = 0\nl = [1, 2]\nl[0] += 5\n")
+    assert ns["g"].tolist() == [0.0, 2.0, 0.0] and ns["l"] == [6, 2]
+
+
+def test_if_elif_else_and_dynamic_graphs() -> None:
+    code = "x = torch.tensor([{v}], requires_grad=True)\nif x > 0:\n    y = x * 2\n" \
+           "elif x < -5:\n    y = x ** 3\nelse:\n    y = -x\n"
+    assert run(code.format(v=1.0))["y"].grad_fn.name() == "MulBackward0"
+    assert run(code.format(v=-9.0))["y"].grad_fn.name() == "PowBackward0"
+    assert run(code.format(v=-1.0))["y"].grad_fn.name() == "NegBackward0"
+
+
+def test_for_while_break_continue_and_else() -> None:
+    code = ("total = 0\nfor i in range(10):\n    if i % 2:\n        continue\n    if i > 6:\n"
+            "        break\n    total += i\nelse:\n    total = -1\n"
+            "n = 0\nwhile n < 3:\n    n += 1\n"
+            "else:\n    done = True\n")
+    ns = run(code)
+    assert ns["total"] == 0 + 2 + 4 + 6 and ns["n"] == 3 and ns["done"] is True
+
+
+def test_functions_defaults_keywords_closures_and_recursion() -> None:
+    code = ("scale = 3\ndef f(x, k=2, *args, power=1, **kw):\n    return (x * k * scale) ** power\n"
+            "def fact(n):\n    return 1 if n <= 1 else n * fact(n - 1)\n"
+            "def outer():\n    base = 10\n    def inner(y):\n        return base + y\n"
+            "    return inner\n"
+            "a = f(1)\nb = f(1, 3, power=2)\nc = fact(5)\nd = outer()(5)\n"
+            "e = sorted([3, 1, 2], key=lambda v: -v)\n")
+    ns = run(code)
+    assert (ns["a"], ns["b"], ns["c"], ns["d"], ns["e"]) == (6, 81, 120, 15, [3, 2, 1])
+
+
+def test_comprehensions_and_fstrings() -> None:
+    code = ("sq = [i * i for i in range(5) if i % 2 == 0]\n"
+            "d = {k: v for k, v in zip('ab', [1, 2])}\n"
+            "s = sum(x for x in range(4))\nt = f'{3.14159:.2f}|{sq!r}|{\"hi\":>4}'\n")
+    ns = run(code)
+    assert ns["sq"] == [0, 4, 16] and ns["d"] == {"a": 1, "b": 2} and ns["s"] == 6
+    assert ns["t"] == "3.14|[0, 4, 16]|  hi"
+
+
+def test_try_except_catches_torchs_real_errors() -> None:
+    code = ("x = torch.tensor([1.0])\ntry:\n    x.backward()\nexcept RuntimeError as e:\n"
+            "    msg = str(e)\nfinally:\n    done = True\n")
+    ns = run(code)
+    assert "does not require grad" in str(ns["msg"]) and ns["done"] is True
+
+
+def test_no_grad_enable_grad_and_set_grad_enabled() -> None:
+    code = ("a = torch.ones(1, requires_grad=True)\nwith torch.no_grad():\n    b = a * 2\n"
+            "    with torch.enable_grad():\n        c = a * 2\n"
+            "with torch.set_grad_enabled(False):\n"
+            "    d = a * 2\ntorch.set_grad_enabled(False)\ne = a * 2\n")
+    ns = run(code)
+    assert [ns[n].requires_grad for n in "bcde"] == [False, True, False, False]
+    assert torch.is_grad_enabled(), "grad mode must be restored after the program"
+
+
+def test_imports_bind_the_allowed_modules() -> None:
+    code = ("import torch.nn as nn\nimport torch.nn.functional as F\nimport torch.optim as optim\n"
+            "from torch.autograd import gradcheck\nlayer = nn.Linear(2, 1)\n"
+            "opt = optim.SGD(layer.parameters(), lr=0.1)\ny = F.relu(torch.tensor([-1.0, 1.0]))\n")
+    ns = run(code)
+    assert ns["y"].tolist() == [0.0, 1.0]
+
+
+def test_a_training_loop_runs_like_plain_torch() -> None:
+    code = (
+        "model = nn.Sequential(nn.Linear(2, 8), nn.ReLU(), nn.Linear(8, 1))\n"
+        "opt = optim.SGD(model.parameters(), lr=0.1)\nx = torch.randn(32, 2)\n"
+        "target = x.sum(dim=1, keepdim=True)\nlosses = []\nfor step in range(50):\n"
+        "    opt.zero_grad()\n    loss = F.mse_loss(model(x), target)\n    loss.backward()\n"
+        "    torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)\n    opt.step()\n"
+        "    losses.append(loss.item())\n")
+    losses = run(code)["losses"]
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(2, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    x = torch.randn(32, 2)
+    target = x.sum(dim=1, keepdim=True)
+    expected = []
+    for _ in range(50):
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(model(x), target)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm=1.0)
+        opt.step()
+        expected.append(loss.item())
+    assert losses == expected and expected[-1] < expected[0]
+
+
+def test_wrong_backward_fails_gradcheck_with_both_jacobians() -> None:
+    code = ("class Square(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x):\n"
+            "        ctx.save_for_backward(x)\n        return x * x\n    @staticmethod\n"
+            "    def backward(ctx, g):\n        x, = ctx.saved_tensors\n        return g * x\n"
+            "x = torch.randn(3, dtype=torch.double, requires_grad=True)\n"
+            "ok = torch.autograd.gradcheck(Square.apply, (x,), eps=1e-6, atol=1e-4, "
+            "raise_exception=False)\ntorch.autograd.gradcheck(Square.apply, (x,))\n")
+    with pytest.raises(ProgramError) as caught:
+        run(code)
+    assert caught.value.line == 12
+    assert "numerical" in caught.value.message and "analytical" in caught.value.message
+
+
+def test_ctx_keeps_the_programs_own_fields() -> None:
+    code = ("class Scale(torch.autograd.Function):\n    @staticmethod\n"
+            "    def forward(ctx, x, k):\n        ctx.k = k\n        return x * k\n"
+            "    @staticmethod\n    def backward(ctx, g):\n"
+            "        return g * ctx.k, None\nx = torch.ones(2, requires_grad=True)\n"
+            "Scale.apply(x, 3.0).sum().backward()\n")
+    assert run(code)["x"].grad.tolist() == [3.0, 3.0]
+
+
+def test_tensors_are_recorded_with_their_lines() -> None:
+    execution = run_program("a = torch.ones(1, requires_grad=True)\nb = a * 2\nc = b + 1\n",
+                            limits=LIMITS)
+    assert [(p.line, tuple(p.tensor.tolist())) for p in execution.tensors] == [
+        (1, (1.0,)), (2, (2.0,)), (3, (3.0,))]
+
+
+def test_print_writes_stdout() -> None:
+    assert out("print('a', 1, sep='-', end='!')\nprint(torch.tensor([1.0]))\n") == \
+        "a-1!tensor([1.])\n"
+
+
+def test_runs_are_seeded_so_random_programs_repeat() -> None:
+    first = run("x = torch.randn(3)")["x"].tolist()
+    torch.randn(5)  # whatever ran in between
+    assert run("x = torch.randn(3)")["x"].tolist() == first
+
+
+@pytest.mark.parametrize(("code", "error", "line"), [
+    ("x = 1\ny = undefined\n", ProgramError, 2),
+    ("x = 1 +\n", ProgramError, 1),
+    ("import os\n", Disallowed, 1),
+    ("x = (1).__class__\n", Disallowed, 1),
+    ("x = torch.save\n", Disallowed, 1),
+    ("x = torch.ones(10**6, 10**6)\n", TooLarge, 1),
+    ("while True:\n    pass\n", Timeout, 2),
+])
+def test_errors_carry_their_kind_and_line(code: str, error: type[AppError], line: int) -> None:
+    with pytest.raises(error) as caught:
+        run(code)
+    assert caught.value.line == line and caught.value.message
+
+
+def test_an_error_inside_a_function_points_at_the_inner_line() -> None:
+    with pytest.raises(ProgramError) as caught:
+        run("def f(x):\n    return x @ x\nf(torch.ones(2, 3))\n")
+    assert caught.value.line == 2
+
+
+def test_each_limit_is_its_own_setting() -> None:
+    with pytest.raises(Timeout):
+        run("for i in range(100):\n    pass\n", steps=50)
+    with pytest.raises(TooLarge, match="elements"):
+        run("x = torch.ones(11)", tensor_numel=10)
+    with pytest.raises(TooLarge, match="MiB"):
+        run("xs = [torch.ones(1000) for i in range(10)]", tensor_memory_bytes=20_000)
+    with pytest.raises(TooLarge, match="bits"):
+        run("x = 2 ** 100", int_bits=64)
+    with pytest.raises(TooLarge, match="items"):
+        run("x = 'ab' * 10", sequence_len=5)
+    with pytest.raises(TooLarge, match="deep"):
+        run("def f(n):\n    return f(n + 1)\nf(0)", recursion=5)
+    with pytest.raises(TooLarge, match="printed"):
+        run("print('x' * 20)", stdout_bytes=10)
+    with pytest.raises(TooLarge, match="bytes"):
+        run("x = 1\n" * 10, program_bytes=20)
