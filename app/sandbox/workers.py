@@ -1,0 +1,352 @@
+"""Warm worker processes that run one sandbox job at a time under CPU, wall-clock and memory limits.
+
+A job is "package.module:function" plus keyword arguments. Workers fork from a forkserver that has
+already imported torch, so replacing a killed one takes milliseconds. Linux only: the limits come
+from setrlimit, /proc and prctl.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import importlib
+import logging
+import math
+import multiprocessing
+import os
+import queue
+import resource
+import signal
+import tempfile
+import threading
+import time
+import traceback
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from multiprocessing.process import BaseProcess
+
+from app.errors import AppError, Busy, ProgramError, Timeout, TooLarge
+
+_log = logging.getLogger(__name__)
+
+_POLL_SECONDS = 0.025  # how often a waiting caller checks the clock and the worker's memory
+_START_SECONDS = 30.0  # a worker not ready by then has failed to start
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+_PR_SET_PDEATHSIG = 1
+
+
+@dataclass(eq=False, slots=True)
+class _Worker:
+    process: BaseProcess
+    conn: Connection
+    idle_rss: int = 0  # resident bytes when ready; a job may add memory_mb on top
+    reniced: bool = False
+
+    @property
+    def pid(self) -> int:
+        assert self.process.pid is not None  # set by start(), before the worker is used
+        return self.process.pid
+
+    def alive(self) -> bool:
+        # The sentinel turns readable when the process ends. Unlike is_alive(), this reads
+        # nothing from it, so it cannot race the join() of the thread waiting on this worker.
+        return not wait([self.process.sentinel], timeout=0)
+
+
+class WorkerPool:
+    """A fixed number of warm sandbox workers; `run` may be called from many threads at once.
+
+    .. note:: There is one forkserver per process, so the first pool to start chooses what it
+       preloads. Preload modules must not run torch ops at import: an OpenMP thread pool that
+       exists before fork can hang the forked workers.
+    """
+
+    def __init__(self, size: int, *, memory_mb: int, device: str = "cpu",
+                 preload: tuple[str, ...] = ("torch", "app.jobs"),
+                 nice_after_seconds: float = 0.25) -> None:
+        if size < 1:
+            raise ValueError(f"a worker pool needs at least one worker, got size={size}")
+        self._target_size = size
+        self._memory_mb = memory_mb
+        # CUDA reserves huge virtual ranges, so CUDA workers rely on the parent's RSS watch alone.
+        self._limit_address_space = not _uses_cuda(device)
+        self._nice_after = nice_after_seconds
+        self._context = multiprocessing.get_context("forkserver")
+        self._context.set_forkserver_preload(list(preload))  # a missing module is skipped
+        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._workers: set[_Worker] = set()
+        self._starting = 0
+        self._closed = False
+        self._lock = threading.Lock()
+        self.restarts = 0
+
+    @property
+    def size(self) -> int:
+        """The number of workers alive now."""
+        with self._lock:
+            workers = list(self._workers)
+        return sum(worker.alive() for worker in workers)
+
+    def start(self) -> None:
+        """Start the workers; raises if one fails, so a broken sandbox shows at boot."""
+        try:
+            for _ in range(self._target_size - len(self._workers)):
+                self._idle.put(self._spawn())
+        except BaseException:
+            self.close()
+            raise
+
+    def run(self, target: str, /, *, wall_seconds: float, cpu_seconds: float,
+            queue_seconds: float = 10.0, **kwargs: object) -> object:
+        """Return `target(**kwargs)` as run in a worker; an AppError it raises is raised here.
+
+        Any other exception in the job is a server bug and comes back as RuntimeError.
+        """
+        worker = self._take(queue_seconds)
+        keep = False
+        try:
+            worker.conn.send((target, kwargs, cpu_seconds))
+            status, value, *remote_traceback = self._wait(worker, wall_seconds, cpu_seconds)
+            # An unprivileged process cannot lower its niceness again, so a reniced worker retires.
+            keep = not worker.reniced
+        finally:
+            if keep:
+                self._idle.put(worker)
+            else:
+                self._replace(worker)
+        if status == "ok":
+            return value
+        if isinstance(value, AppError):
+            raise value
+        _log.error("sandbox job %s failed in its worker:\n%s", target, *remote_traceback)
+        raise RuntimeError(f"sandbox job {target} failed: {value}")
+
+    def close(self) -> None:
+        """Kill every worker. Calling it again does nothing."""
+        with self._lock:
+            self._closed = True
+            workers = list(self._workers)
+        for worker in workers:
+            self._retire(worker)
+
+    def _take(self, queue_seconds: float) -> _Worker:
+        self._top_up()
+        deadline = time.monotonic() + queue_seconds
+        while not self._closed:
+            try:
+                worker = self._idle.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                raise Busy(f"all {self._target_size} sandbox workers are busy; try again",
+                           hint_key="hint.busy") from None
+            if worker.alive():
+                return worker
+            self._replace(worker)  # it died while idle, e.g. at the hands of the OOM killer
+        raise Busy("the sandbox is shutting down; try again", hint_key="hint.busy")
+
+    def _wait(self, worker: _Worker, wall_seconds: float,
+              cpu_seconds: float) -> tuple[object, ...]:
+        started = time.monotonic()
+        deadline = started + wall_seconds
+        while not worker.conn.poll(min(_POLL_SECONDS, max(0.0, deadline - time.monotonic()))):
+            now = time.monotonic()
+            if now >= deadline:
+                raise Timeout(f"the program ran longer than {wall_seconds:g} s",
+                              hint_key="hint.timeout")
+            if _statm(worker.pid)[1] - worker.idle_rss > self._memory_mb << 20:
+                raise _out_of_memory(self._memory_mb)
+            if not worker.reniced and now - started >= self._nice_after:
+                # Short jobs on the other workers keep the CPU from a long, maybe hostile one.
+                # Linux nice is per thread; the job's torch ops run on this one thread.
+                worker.reniced = True
+                with contextlib.suppress(ProcessLookupError):
+                    os.setpriority(os.PRIO_PROCESS, worker.pid, 19)
+        try:
+            reply: tuple[object, ...] = worker.conn.recv()
+        except (EOFError, OSError):
+            raise self._death(worker, cpu_seconds) from None
+        return reply
+
+    def _death(self, worker: _Worker, cpu_seconds: float) -> AppError:
+        worker.process.join(1.0)
+        code = worker.process.exitcode
+        if code == -signal.SIGXCPU:
+            return Timeout(f"the program used more than {cpu_seconds:g} s of CPU time",
+                           hint_key="hint.timeout")
+        if code == -signal.SIGKILL:  # we kill only once we stop waiting: this is the OOM killer
+            return _out_of_memory(self._memory_mb)
+        how = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
+        return ProgramError(f"the worker running the program stopped unexpectedly ({how})",
+                            hint_key="hint.worker_crashed")
+
+    def _spawn(self) -> _Worker:
+        conn, child_conn = self._context.Pipe()
+        process = self._context.Process(target=_serve, name="sandbox-worker", daemon=True,
+                                        args=(child_conn, self._memory_mb,
+                                              self._limit_address_space))
+        worker = _Worker(process, conn)
+        try:
+            try:
+                process.start()
+            finally:
+                child_conn.close()
+            if not conn.poll(_START_SECONDS):
+                raise RuntimeError(f"a sandbox worker was not ready after {_START_SECONDS:g} s")
+            worker.idle_rss = conn.recv()  # EOFError: it died starting up; its stderr says why
+            with self._lock:
+                if self._closed:
+                    raise RuntimeError("the worker pool closed while a worker was starting")
+                self._workers.add(worker)
+            return worker
+        except BaseException:
+            self._retire(worker)
+            raise
+
+    def _replace(self, worker: _Worker) -> None:
+        self._retire(worker)
+        with self._lock:
+            if not self._closed:
+                self.restarts += 1
+        self._top_up()
+
+    def _top_up(self) -> None:
+        """Start workers until the pool is full; a failure is logged, and the next run retries."""
+        while True:
+            with self._lock:
+                if self._closed or len(self._workers) + self._starting >= self._target_size:
+                    return
+                self._starting += 1
+            try:
+                worker = self._spawn()
+            except Exception:
+                _log.exception("a sandbox worker failed to start")
+                return
+            finally:
+                with self._lock:
+                    self._starting -= 1
+            self._idle.put(worker)
+
+    def _retire(self, worker: _Worker) -> None:
+        with self._lock:
+            self._workers.discard(worker)
+        if worker.process.pid is not None:
+            worker.process.kill()
+            worker.process.join(5.0)
+        worker.conn.close()
+
+
+def _uses_cuda(device: str) -> bool:
+    if device != "auto":
+        return device.startswith("cuda")
+    try:
+        import torch
+    except ImportError:
+        return False
+    return torch.cuda.is_available()
+
+
+def _statm(pid: int | str) -> tuple[int, int]:
+    """(virtual, resident) bytes of a process, from /proc; (0, 0) once it has exited."""
+    try:
+        with open(f"/proc/{pid}/statm") as file:
+            virtual, resident = file.read().split()[:2]
+    except (FileNotFoundError, ProcessLookupError):
+        return 0, 0  # the pipe's EOF will report the exit
+    return int(virtual) * _PAGE_BYTES, int(resident) * _PAGE_BYTES
+
+
+def _out_of_memory(memory_mb: int) -> TooLarge:
+    return TooLarge(f"the program ran out of memory (limit {memory_mb} MiB per worker)",
+                    hint_key="hint.too_large")
+
+
+# Everything below runs inside a worker process.
+
+
+def _serve(conn: Connection, memory_mb: int, limit_address_space: bool) -> None:
+    """Confine this process, report its idle memory, then run jobs until the server goes away."""
+    _confine(memory_mb, limit_address_space)
+    conn.send(_statm("self")[1])
+    while True:
+        try:
+            target, kwargs, cpu_seconds = conn.recv()
+        except EOFError:
+            return
+        reply = _run_job(target, kwargs, cpu_seconds, memory_mb)
+        try:
+            conn.send(reply)
+        except Exception as error:  # the value does not pickle, or is too large to
+            conn.send(_failure(error, memory_mb))
+
+
+def _confine(memory_mb: int, limit_address_space: bool) -> None:
+    with contextlib.suppress(OSError, AttributeError):  # without it, EOF still ends idle workers
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+    _close_helper_pipes()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ^C reaches the process group; the pool ends us
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # so a write past RLIMIT_FSIZE raises OSError
+    devnull = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(devnull, 0)
+    os.close(devnull)
+    # A fresh directory, removed at once: nothing can be created in it, even by root, and a
+    # killed worker leaves nothing behind. (os.getcwd() raises FileNotFoundError from here on.)
+    cwd = tempfile.mkdtemp(prefix="gradient-lab-worker-")
+    os.chdir(cwd)
+    os.rmdir(cwd)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    try:
+        import torch
+    except ImportError:
+        pass
+    else:  # many workers on few cores must not oversubscribe them
+        torch.set_num_threads(1)
+        with contextlib.suppress(RuntimeError):  # inter-op work already ran in the forkserver
+            torch.set_num_interop_threads(1)
+    if limit_address_space:
+        limit = _statm("self")[0] + (memory_mb << 20)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+
+def _close_helper_pipes() -> None:
+    # The forkserver hands each child its "alive" pipe (so the child could start processes too)
+    # and the resource tracker's pipe. Holding the first, a busy worker would keep the forkserver
+    # alive after the server dies, and so escape PR_SET_PDEATHSIG.
+    from multiprocessing import forkserver, resource_tracker
+
+    for owner, name in ((getattr(forkserver, "_forkserver", None), "_forkserver_alive_fd"),
+                        (getattr(resource_tracker, "_resource_tracker", None), "_fd")):
+        fd = getattr(owner, name, None)
+        if isinstance(fd, int):
+            setattr(owner, name, None)
+            os.close(fd)
+
+
+def _run_job(target: str, kwargs: dict[str, object], cpu_seconds: float,
+             memory_mb: int) -> tuple[object, ...]:
+    # RLIMIT_CPU counts whole seconds over the process's life, so the budget starts from what
+    # this worker has used so far. Only the soft limit moves, so it can be restored afterwards;
+    # the parent's wall-clock kill backs up a job that survives SIGXCPU.
+    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    limit = math.ceil(usage.ru_utime + usage.ru_stime + cpu_seconds)
+    resource.setrlimit(resource.RLIMIT_CPU,
+                       (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
+    try:
+        module, _, name = target.partition(":")
+        return ("ok", getattr(importlib.import_module(module), name)(**kwargs))
+    except AppError as error:
+        return ("error", error)
+    except Exception as error:
+        return _failure(error, memory_mb)
+    finally:
+        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+
+
+def _failure(error: Exception, memory_mb: int) -> tuple[object, ...]:
+    # .. note:: torch's CPU allocator reports an exhausted RLIMIT_AS as RuntimeError
+    #    ("DefaultCPUAllocator: can't allocate memory"), not MemoryError; CUDA raises
+    #    torch.OutOfMemoryError.
+    if (isinstance(error, MemoryError) or "can't allocate memory" in str(error)
+            or type(error).__name__ == "OutOfMemoryError"):
+        return ("error", _out_of_memory(memory_mb))
+    return ("bug", f"{type(error).__name__}: {error}", traceback.format_exc())
