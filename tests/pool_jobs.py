@@ -1,0 +1,73 @@
+"""Jobs that tests/test_workers.py runs inside sandbox workers, as "tests.pool_jobs:<name>"."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from app.errors import Disallowed
+
+
+def echo(**kwargs: object) -> dict[str, object]:
+    return kwargs
+
+
+def pid() -> int:
+    return os.getpid()
+
+
+def sleep(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpid()
+
+
+def niceness_after(seconds: float) -> int:
+    time.sleep(seconds)
+    return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def refuse() -> None:
+    raise Disallowed("import os is not allowed", line=3, hint_key="hint.disallowed")
+
+
+def fail() -> None:
+    raise KeyError("boom")
+
+
+def spin() -> None:
+    while True:
+        pass
+
+
+def allocate(megabytes: int) -> int:
+    return len(bytearray(megabytes << 20))
+
+
+def fill(megabytes: int, hold_seconds: float) -> int:
+    """Touch every page, so the memory is resident and not merely reserved."""
+    chunks = [b"\x01" * (64 << 20) for _ in range(megabytes // 64)]
+    time.sleep(hold_seconds)
+    return len(chunks)
+
+
+def abort() -> None:
+    os.abort()
+
+
+def exit_now(code: int) -> None:
+    os._exit(code)
+
+
+def write(path: str) -> None:
+    with open(path, "w") as file:
+        file.write("x" * 100)
+
+
+def cwd() -> str:
+    return os.getcwd()
+
+
+def torch_threads() -> tuple[int, int]:
+    import torch
+
+    return torch.get_num_threads(), torch.get_num_interop_threads()

@@ -1,0 +1,231 @@
+"""WorkerPool: jobs come back, limits end a job with the right error, and the pool refills."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from app.errors import Busy, Disallowed, ProgramError, Timeout, TooLarge
+from app.sandbox.workers import WorkerPool
+
+# `tests` has no __init__.py, so this is a namespace package: it imports from the repo root, which
+# is the forkserver's working directory and on the workers' sys.path.
+JOBS = "tests.pool_jobs"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@contextmanager
+def _started(size: int, **options: object) -> Iterator[WorkerPool]:
+    pool = WorkerPool(size, memory_mb=512, preload=("torch", JOBS), **options)  # type: ignore[arg-type]
+    pool.start()
+    try:
+        yield pool
+    finally:
+        pool.close()
+
+
+@pytest.fixture(scope="module")
+def pool() -> Iterator[WorkerPool]:
+    with _started(2) as started:
+        yield started
+
+
+@pytest.fixture(scope="module")
+def solo() -> Iterator[WorkerPool]:
+    """One worker, so consecutive runs land on the same process unless it is replaced.
+
+    It is never reniced: on a busy machine a niced job may get too little CPU to reach the CPU
+    or memory limit a test is after before the wall limit ends it.
+    """
+    with _started(1, nice_after_seconds=3600) as started:
+        yield started
+
+
+def run(pool: WorkerPool, job: str, *, wall: float = 5.0, cpu: float = 5.0,
+        **kwargs: object) -> object:
+    return pool.run(f"{JOBS}:{job}", wall_seconds=wall, cpu_seconds=cpu, **kwargs)
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            return file.read().rsplit(")", 1)[1].split()[0] == "Z"  # a zombie no one reaped yet
+    except FileNotFoundError:
+        return True
+
+
+def test_a_job_returns_its_value(pool: WorkerPool) -> None:
+    assert run(pool, "echo", x=1, ys=[1.5, "a"]) == {"x": 1, "ys": [1.5, "a"]}
+
+
+def test_workers_run_torch_on_one_thread(pool: WorkerPool) -> None:
+    assert run(pool, "torch_threads") == (1, 1)
+
+
+def test_an_app_error_reaches_the_caller_with_its_type_line_and_hint(pool: WorkerPool) -> None:
+    with pytest.raises(Disallowed) as caught:
+        run(pool, "refuse")
+    assert (caught.value.message, caught.value.line, caught.value.hint_key) == (
+        "import os is not allowed", 3, "hint.disallowed")
+
+
+def test_any_other_exception_is_a_runtime_error_and_the_worker_is_kept(solo: WorkerPool) -> None:
+    before, restarts = run(solo, "pid"), solo.restarts
+    with pytest.raises(RuntimeError, match="KeyError: 'boom'"):
+        run(solo, "fail")
+    assert run(solo, "pid") == before
+    assert solo.restarts == restarts
+
+
+def test_a_job_past_the_wall_limit_times_out_and_its_worker_is_replaced(solo: WorkerPool) -> None:
+    before = run(solo, "pid")
+    started = time.monotonic()
+    with pytest.raises(Timeout, match="longer than 0.5 s") as caught:
+        run(solo, "sleep", wall=0.5, seconds=1000)
+    assert time.monotonic() - started < 1.5
+    assert caught.value.hint_key == "hint.timeout"
+    assert solo.size == 1
+    assert run(solo, "pid") != before
+
+
+def test_a_job_past_the_cpu_limit_times_out_before_the_wall_limit(solo: WorkerPool) -> None:
+    with pytest.raises(Timeout, match="more than 1 s of CPU time"):
+        run(solo, "spin", wall=10, cpu=1)
+    assert solo.size == 1
+
+
+def test_allocating_past_the_memory_limit_is_too_large_and_keeps_the_worker(
+        solo: WorkerPool) -> None:
+    before = run(solo, "pid")
+    with pytest.raises(TooLarge, match="limit 512 MiB per worker") as caught:
+        run(solo, "allocate", megabytes=3072)
+    assert caught.value.hint_key == "hint.too_large"
+    assert run(solo, "pid") == before
+
+
+def test_without_an_address_space_limit_the_parent_kills_a_worker_over_its_memory() -> None:
+    # CUDA workers get no RLIMIT_AS, so the parent's RSS watch is what stops them.
+    with _started(1, device="cuda", nice_after_seconds=3600) as cuda:
+        before = run(cuda, "pid")
+        with pytest.raises(TooLarge, match="ran out of memory"):
+            run(cuda, "fill", wall=20, megabytes=2048, hold_seconds=30)
+        assert cuda.size == 1
+        assert run(cuda, "pid") != before
+
+
+@pytest.mark.parametrize(("job", "kwargs", "how"), [
+    ("abort", {}, "signal SIGABRT"),
+    ("exit_now", {"code": 3}, "exit code 3"),
+])
+def test_a_worker_that_dies_is_a_program_error_and_is_replaced(
+        solo: WorkerPool, job: str, kwargs: dict[str, object], how: str) -> None:
+    before = run(solo, "pid")
+    with pytest.raises(ProgramError, match=f"stopped unexpectedly \\({how}\\)") as caught:
+        run(solo, job, **kwargs)
+    assert caught.value.hint_key == "hint.worker_crashed"
+    assert solo.size == 1
+    assert run(solo, "pid") != before
+
+
+def test_eight_threads_share_two_workers(pool: WorkerPool) -> None:
+    with ThreadPoolExecutor(8) as threads:
+        pids = list(threads.map(lambda _: run(pool, "sleep", seconds=0.05), range(8)))
+    assert len(pids) == 8
+    assert len(set(pids)) <= 2
+    assert pool.size == 2
+
+
+def test_waiting_longer_than_queue_seconds_is_busy(solo: WorkerPool) -> None:
+    holder = threading.Thread(target=run, args=(solo, "sleep"), kwargs={"seconds": 1.0})
+    holder.start()
+    time.sleep(0.2)  # the holder has taken the only worker
+    started = time.monotonic()
+    with pytest.raises(Busy, match="all 1 sandbox workers are busy") as caught:
+        solo.run(f"{JOBS}:pid", wall_seconds=5, cpu_seconds=5, queue_seconds=0.3)
+    assert 0.25 < time.monotonic() - started < 1.5
+    assert caught.value.hint_key == "hint.busy"
+    holder.join()
+
+
+def test_a_job_cannot_create_a_file_in_its_working_directory(solo: WorkerPool) -> None:
+    # The directory was removed once the worker was inside it, so nothing can be created there.
+    with pytest.raises(RuntimeError, match="FileNotFoundError"):
+        run(solo, "write", path="note.txt")
+    with pytest.raises(RuntimeError, match="FileNotFoundError"):
+        run(solo, "cwd")
+
+
+def test_a_job_cannot_write_bytes_to_a_file_anywhere(solo: WorkerPool) -> None:
+    path = Path("/tmp") / f"gradient-lab-test-{uuid.uuid4().hex}.txt"
+    try:
+        with pytest.raises(RuntimeError, match="File too large"):
+            run(solo, "write", path=str(path))
+        # RLIMIT_FSIZE stops every byte, though not the creation of an empty file.
+        assert not path.exists() or path.stat().st_size == 0
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def test_a_long_job_is_reniced_and_its_worker_retired_while_quick_jobs_keep_theirs() -> None:
+    with _started(1, nice_after_seconds=0.25) as niced:
+        quick = run(niced, "pid")
+        assert run(niced, "pid") == quick
+        assert run(niced, "niceness_after", seconds=0.4) == 19
+        fresh = run(niced, "pid")
+        assert fresh != quick
+        assert run(niced, "pid") == fresh
+        assert niced.restarts == 1
+
+
+def test_close_kills_every_worker_and_can_be_called_twice() -> None:
+    with _started(2) as closing:
+        pids = {run(closing, "pid"), run(closing, "pid")}  # the idle queue is FIFO
+        closing.close()
+        closing.close()
+        assert len(pids) == 2
+        assert all(_gone(pid) for pid in pids)
+        assert closing.size == 0
+        with pytest.raises(Busy, match="shutting down"):
+            run(closing, "pid")
+
+
+SERVER = """
+from app.sandbox.workers import WorkerPool
+pool = WorkerPool(2, memory_mb=512, preload=("torch", "app.no_such_module", "tests.pool_jobs"))
+pool.start()
+job = "tests.pool_jobs:pid"
+print(pool.run(job, wall_seconds=5, cpu_seconds=5), pool.run(job, wall_seconds=5, cpu_seconds=5),
+      flush=True)
+pool.run("tests.pool_jobs:sleep", wall_seconds=60, cpu_seconds=60, seconds=60)
+"""
+
+
+def test_workers_die_with_the_server_and_a_missing_preload_module_is_skipped() -> None:
+    server = subprocess.Popen([sys.executable, "-c", SERVER], cwd=ROOT, text=True,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    try:
+        assert server.stdout is not None
+        pids = [int(pid) for pid in server.stdout.readline().split()]
+        assert len(pids) == 2, "the server did not start its workers"
+        time.sleep(0.3)  # one worker is now busy with the sleep, the other idle
+        server.send_signal(signal.SIGKILL)
+        server.wait()
+        deadline = time.monotonic() + 5
+        while not all(_gone(pid) for pid in pids) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert all(_gone(pid) for pid in pids)
+    finally:
+        server.kill()
+        server.wait()
+        if server.stdout is not None:
+            server.stdout.close()
