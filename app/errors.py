@@ -20,20 +20,26 @@ class AppError(Exception):
         self.message = message
         self.line = line
         self.hint_key = hint_key
+        # Set by run_program on failure: what the program built before it failed. It stays in
+        # the worker; `partial` is the plain-data view of it that crosses to the server.
+        self.execution: object = None
+        self.partial: dict[str, object] | None = None
 
     def __reduce__(self) -> tuple[object, ...]:
         # Errors cross the pipe from a sandbox worker to the server, so they must pickle
         # with their keyword-only fields.
-        return (_rebuild, (type(self), self.message, self.line, self.hint_key))
+        return (_rebuild, (type(self), self.message, self.line, self.hint_key, self.partial))
 
     def to_plain(self) -> dict[str, object]:
         return {"type": self.type, "message": self.message, "line": self.line,
                 "hint_key": self.hint_key}
 
 
-def _rebuild(cls: type[AppError], message: str, line: int | None,
-             hint_key: str | None) -> AppError:
-    return cls(message, line=line, hint_key=hint_key)
+def _rebuild(cls: type[AppError], message: str, line: int | None, hint_key: str | None,
+             partial: dict[str, object] | None = None) -> AppError:
+    error = cls(message, line=line, hint_key=hint_key)
+    error.partial = partial
+    return error
 
 
 class ProgramError(AppError):

@@ -6,7 +6,7 @@ import ast
 import operator
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
-from typing import Any
+from typing import Any, Protocol
 
 import torch
 
@@ -32,6 +32,20 @@ class Continue(ControlFlow):
 class Return(ControlFlow):
     def __init__(self, value: object) -> None:
         self.value = value
+
+
+class Recorder(Protocol):
+    """Watches a run for the graph lab (app/recording.py); the interpreter knows only this."""
+
+    muted: bool  # while True, tensors made are not recorded (e.g. gradcheck's perturbed runs)
+
+    def intercepts(self, fn: object) -> bool: ...
+
+    def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any: ...
+
+    def __enter__(self) -> object: ...
+
+    def __exit__(self, *exc: object) -> None: ...
 
 
 class Scope:
@@ -105,10 +119,11 @@ _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
 class Evaluator:
     """Evaluates expressions; subclassed by the statement machine in interpreter.py."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits, recorder: Recorder | None = None) -> None:
         from app.sandbox.functions import Functions  # one module per concern, no import cycle
 
         self.limits = limits
+        self.recorder = recorder
         self.steps = 0
         self.depth = 0
         self.line: int | None = None
@@ -168,7 +183,8 @@ class Evaluator:
         return self.binary(node.op, self.eval(node.left, scope), self.eval(node.right, scope))
 
     def _unaryop(self, node: ast.UnaryOp, scope: Scope) -> Any:
-        return self.track(_UNARY[type(node.op)](self.eval(node.operand, scope)))
+        operand = self.eval(node.operand, scope)
+        return self.track(_UNARY[type(node.op)](operand), type(node.op).__name__, (operand,))
 
     def _boolop(self, node: ast.BoolOp, scope: Scope) -> Any:
         value: Any = None
@@ -288,9 +304,16 @@ class Evaluator:
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """Call fn if the allow-list lets the program; measure what it would make first."""
         guards.check_callable(fn, self._is_allowed, self.line)
-        if not self.functions.is_user_function(fn):
-            self._precheck(fn, args, kwargs)
-        return self.track(fn(*args, **kwargs))
+        if self.functions.is_user_function(fn):
+            return fn(*args, **kwargs)
+        self._precheck(fn, args, kwargs)
+        if self.recorder is not None and self.recorder.intercepts(fn):
+            result = self.recorder.call(fn, args, kwargs, self.line or 0)
+        else:
+            result = fn(*args, **kwargs)
+        self_tensor = getattr(fn, "__self__", None)
+        inputs = (self_tensor, *args) if isinstance(self_tensor, torch.Tensor) else tuple(args)
+        return self.track(result, getattr(fn, "__name__", "call"), inputs)
 
     def _is_allowed(self, fn: object) -> bool:
         return id(fn) in self._allowed_ids or self.functions.is_user_function(fn)
@@ -324,32 +347,36 @@ class Evaluator:
                 guards.check_broadcast([a, b], self.limits, self.line)
         else:
             guards.check_sequence_op(symbol, a, b, self.limits, self.line)
-        return self.track((augmented if inplace else plain)(a, b))
+        return self.track((augmented if inplace else plain)(a, b), symbol, (a, b))
 
-    def track(self, value: Any) -> Any:
+    def track(self, value: Any, op: str = "", inputs: tuple[Any, ...] = ()) -> Any:
         """Check and record what an operation returned (tensors, and ints for their size)."""
         if isinstance(value, torch.Tensor):
-            self._record(value)
+            self._record(value, op, inputs)
         elif isinstance(value, (tuple, list)) and len(value) <= 64:
             for item in value:
                 if isinstance(item, torch.Tensor):
-                    self._record(item)
+                    self._record(item, op, inputs)
         elif type(value) is int:
             guards.check_int(value, self.limits, self.line)
         return value
 
-    def _record(self, tensor: torch.Tensor) -> None:
+    def _record(self, tensor: torch.Tensor, op: str, inputs: tuple[Any, ...]) -> None:
         self.meter.add(tensor, self.line)
-        if id(tensor) not in self.produced and len(self.produced) < self.limits.graph_nodes:
-            from app.sandbox.interpreter import Produced
+        if (id(tensor) in self.produced or len(self.produced) >= self.limits.graph_nodes
+                or (self.recorder is not None and self.recorder.muted)):
+            return
+        from app.sandbox.interpreter import Produced
 
-            self.produced[id(tensor)] = Produced(tensor, self.line or 0)
+        kept = tuple(x for x in inputs[:8] if isinstance(x, (torch.Tensor, int, float)))
+        self.produced[id(tensor)] = Produced(tensor, self.line or 0, op, kept,
+                                             torch.is_grad_enabled())
 
     def get_item(self, obj: Any, key: Any) -> Any:
         if isinstance(obj, (al.Namespace, type)):
             raise Disallowed(f"'{type(obj).__name__}' cannot be indexed here", line=self.line,
                              hint_key="hint.disallowed_name")
-        return self.track(obj[key])
+        return self.track(obj[key], "getitem", (obj,))
 
     def set_item(self, obj: Any, key: Any, value: Any) -> None:
         if not isinstance(obj, (torch.Tensor, list, dict)):

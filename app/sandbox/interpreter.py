@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,16 +19,27 @@ import torch
 
 from app.errors import AppError, Disallowed, ProgramError, Timeout, TooLarge
 from app.sandbox import guards, hints
-from app.sandbox.evaluator import Break, Continue, ControlFlow, Evaluator, Return, Scope
+from app.sandbox.evaluator import (
+    Break,
+    Continue,
+    ControlFlow,
+    Evaluator,
+    Recorder,
+    Return,
+    Scope,
+)
 from app.sandbox.limits import Limits
 
 
 @dataclass(frozen=True, slots=True)
 class Produced:
-    """A tensor the program made, and the line that made it."""
+    """A tensor the program made: the line, the operation and its inputs, and the grad mode."""
 
     tensor: torch.Tensor
     line: int
+    op: str = ""
+    inputs: tuple[object, ...] = ()  # the tensor and number arguments, as given
+    grad_enabled: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,28 +53,37 @@ class Execution:
 
 
 def run_program(code: str, *, limits: Limits, device: torch.device | None = None,
-                seed: int = 0) -> Execution:
+                seed: int = 0, recorder: Recorder | None = None) -> Execution:
     """Run code under limits; raise an AppError (with the learner's line) if it fails.
 
     .. note:: The random generator is seeded (``seed``) and grad mode restored around every run,
        so the same program gives the same numbers, whichever program ran before it in the worker.
     """
     tree = parse(code, limits)
-    machine = _Machine(limits)
+    machine = _Machine(limits, recorder)
     grad_enabled = torch.is_grad_enabled()
     torch.manual_seed(seed)
     try:
-        with device or torch.device("cpu"):
+        with device or torch.device("cpu"), recorder or nullcontext():
             machine.exec_block(tree.body, machine.globals)
-    except AppError:
-        raise
-    except (ControlFlow, SyntaxError) as exc:
-        raise ProgramError(f"SyntaxError: {exc}", line=machine.error_line or machine.line,
-                           hint_key="hint.syntax_error") from None
     except BaseException as exc:  # noqa: BLE001 - every failure of the program becomes a 4xx
-        raise hints.from_exception(exc, machine.error_line or machine.line) from None
+        error = _app_error(exc, machine.error_line or machine.line)
+        error.execution = _execution(machine)  # what ran before the error, for the graph lab
+        raise error from None
     finally:
         torch.set_grad_enabled(grad_enabled)
+    return _execution(machine)
+
+
+def _app_error(exc: BaseException, line: int | None) -> AppError:
+    if isinstance(exc, AppError):
+        return exc
+    if isinstance(exc, (ControlFlow, SyntaxError)):
+        return ProgramError(f"SyntaxError: {exc}", line=line, hint_key="hint.syntax_error")
+    return hints.from_exception(exc, line)
+
+
+def _execution(machine: _Machine) -> Execution:
     return Execution(namespace=dict(machine.globals.vars), tensors=tuple(machine.produced.values()),
                      stdout="".join(machine.stdout), steps=machine.steps)
 
@@ -93,8 +114,8 @@ def parse(code: str, limits: Limits) -> ast.Module:
 class _Machine(Evaluator):
     """The statements; expressions live in evaluator.Evaluator."""
 
-    def __init__(self, limits: Limits) -> None:
-        super().__init__(limits)
+    def __init__(self, limits: Limits, recorder: Recorder | None) -> None:
+        super().__init__(limits, recorder)
         self.deadline = time.monotonic() + limits.wall_seconds
 
     def tick(self) -> None:
