@@ -6,14 +6,32 @@ learner's program never run in the server process.
 
 from __future__ import annotations
 
-from app.sandbox.interpreter import run_program
+from dataclasses import asdict
+
+from app.errors import AppError, ProgramError
+from app.recording import GraphRecorder
+from app.sandbox.interpreter import Execution, run_program
 from app.sandbox.limits import Limits
 from app.tensors import pick_device
 from app.tracing import Graph, trace
 
 
 def graph(code: str, device: str, limits: Limits) -> Graph:
-    """Run the program on the device and describe what it built."""
+    """Run the program on the device and describe the graph it built.
+
+    .. note:: A program that fails at run time (S6, S19) still built something: the error
+       carries that graph as `partial`, so the page can draw it beside the message.
+    """
     torch_device = pick_device(device)
-    execution = run_program(code, limits=limits, device=torch_device)
-    return trace(execution, torch_device, limits.graph_nodes)
+    recorder = GraphRecorder(limits)
+    try:
+        execution = run_program(code, limits=limits, device=torch_device, recorder=recorder)
+    except ProgramError as error:
+        if isinstance(error.execution, Execution):
+            try:
+                error.partial = asdict(trace(error.execution, recorder, torch_device))
+            except AppError:
+                pass  # the partial graph is itself too large: the error alone says enough
+        error.execution = None
+        raise
+    return trace(execution, recorder, torch_device)

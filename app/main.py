@@ -71,8 +71,13 @@ def _envelope(
     line: int | None = None,
     hint_key: str | None = None,
     headers: Mapping[str, str] | None = None,
+    partial: dict[str, object] | None = None,
 ) -> JSONResponse:
-    """The one error shape: {"error": {type, message, line, hint, hint_key}}, hint localised."""
+    """The one error shape: {"error": {type, message, line, hint, hint_key}}, hint localised.
+
+    A program that failed at run time also sends what it built before the error as `partial`
+    (the graph lab draws it beside the message).
+    """
     lang = i18n.pick_language(request.headers.get("accept-language"))
     error = {
         "type": error_type,
@@ -81,12 +86,16 @@ def _envelope(
         "hint": i18n.text(hint_key, lang) if hint_key else None,
         "hint_key": hint_key,
     }
-    return JSONResponse({"error": error}, status_code=status, headers=headers)
+    body: dict[str, object] = {"error": error}
+    if partial is not None:
+        body["partial"] = partial
+    return JSONResponse(body, status_code=status, headers=headers)
 
 
 async def _app_error(request: Request, exc: AppError) -> JSONResponse:
     return _envelope(
-        request, exc.status, exc.type, exc.message, line=exc.line, hint_key=exc.hint_key
+        request, exc.status, exc.type, exc.message, line=exc.line, hint_key=exc.hint_key,
+        partial=exc.partial,
     )
 
 

@@ -1,15 +1,20 @@
-"""trace(execution) -> Graph: what the program left, as frozen dataclasses of plain values."""
+"""trace(execution, recorder) -> Graph: the graph PyTorch built, as dataclasses of plain values.
+
+Nodes are tensors, as in the tutorial's drawing: leaves (AccumulateGrad's variable), tensors
+made by a grad_fn, and constants (numbers and tensors that don't require grad) feeding an op.
+The walk is breadth first over grad_fn from the roots, in the program's order, so ids repeat.
+"""
 
 from __future__ import annotations
 
-from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
 from app.errors import TooLarge
-from app.sandbox.interpreter import Execution
+from app.recording import GraphRecorder, saved_tensors, walk
+from app.sandbox.interpreter import Execution, Produced
 from app.tensors import to_plain
 
 
@@ -28,53 +33,351 @@ class Variable:
 
 
 @dataclass(frozen=True, slots=True)
+class Saved:
+    name: str
+    value: Any
+    shape: list[int] | None
+
+
+@dataclass(slots=True)
+class Node:
+    id: str
+    kind: str
+    name: str | None
+    op: str | None
+    shape: list[int] | None
+    dtype: str | None
+    value: Any
+    grad: Any = None
+    grad_kept: bool = False
+    requires_grad: bool = False
+    is_leaf: bool = False
+    retains_grad: bool = False
+    is_output: bool = False
+    line: int | None = None
+    module: str | None = None
+    origin: str = "forward"
+    saved: list[Saved] = field(default_factory=list)
+    nonfinite: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Edge:
+    source: str
+    target: str
+    kind: str
+    input: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class GradIn:
+    target: str | None
+    grad: Any
+    local: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    node: str
+    op: str
+    grad_outputs: list[Any]
+    grad_inputs: list[GradIn]
+
+
+@dataclass(frozen=True, slots=True)
+class Backward:
+    index: int
+    kind: str
+    line: int
+    roots: list[str]
+    create_graph: bool
+    retain_graph: bool
+    steps: list[Step]
+    leaf_grads: dict[str, Any]
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class Gradcheck:
+    line: int
+    passed: bool
+    message: str | None
+    analytical: Any
+    numerical: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Nonfinite:
+    node: str
+    where: str
+
+
+@dataclass(frozen=True, slots=True)
 class Graph:
     device: str
     stdout: str
     variables: dict[str, Variable]
+    nodes: list[Node]
+    edges: list[Edge]
+    backward: list[Backward]
+    gradchecks: list[Gradcheck]
+    first_nonfinite: Nonfinite | None
+    truncated: bool
 
 
-def trace(execution: Execution, device: torch.device, max_nodes: int) -> Graph:
-    """Every variable bound to a tensor, in the order the program first bound it."""
-    roots = [v.grad_fn for v in execution.namespace.values()
-             if isinstance(v, torch.Tensor) and v.grad_fn is not None]
-    _count_nodes(roots, max_nodes)
+def trace(execution: Execution, recorder: GraphRecorder, device: torch.device) -> Graph:
+    """The variables, and the graph reachable from them and from every backward call."""
+    return _Builder(execution, recorder).build(device)
+
+
+class _Builder:
+    def __init__(self, execution: Execution, recorder: GraphRecorder) -> None:
+        self.execution = execution
+        self.recorder = recorder
+        self.limit = recorder.limits.graph_nodes
+        self.names = _names(execution.namespace)
+        self.made = {id(p.tensor): p for p in execution.tensors}
+        # A grad_fn's Python object is only reused while someone holds it: keep each one, so
+        # that the walk's next_functions hands back the same objects and ids match.
+        self.by_fn: dict[int, tuple[Any, Produced]] = {}
+        made_by = [(p.tensor.grad_fn, p) for p in execution.tensors] + [
+            (t.grad_fn, Produced(t, 0)) for t, _ in recorder.module_outputs.values()]
+        for fn, made in made_by:
+            if fn is not None:
+                self.by_fn.setdefault(id(fn), (fn, made))
+        self.order: list[Node] = []
+        self.nodes: dict[int, Node] = {}  # looked up by id(grad_fn), id(tensor) or id(const)
+        self.of_tensor: dict[int, Node] = {}
+        self.edges: list[Edge] = []
+        self._keep: list[object] = []  # ids are only unique while their objects live
+
+    def build(self, device: torch.device) -> Graph:
+        calls = self.recorder.calls
+        results = {id(r) for c in calls for r in c.results}
+        forward = [t for t in self.execution.namespace.values() if isinstance(t, torch.Tensor)]
+        self._grad_graph([t.grad_fn for t in forward + [r for c in calls for r in c.roots]
+                          if id(t) not in results], "forward")
+        for call in calls:
+            self._grad_graph([r.grad_fn for r in call.results], f"backward {call.index + 1}")
+        for t in forward:
+            if t.requires_grad and t.is_leaf and id(t) not in self.of_tensor:
+                self._leaf(t)
+        self._constants_and_cuts()
+        self._modules()
+        used = {e.source for e in self.edges}
+        roots = {self.of_tensor[id(r)].id for c in calls for r in c.roots
+                 if id(r) in self.of_tensor}
+        for node in self.order:
+            node.is_output = node.id in roots or (node.kind != "const" and node.id not in used)
+        return Graph(device=str(device), stdout=self.execution.stdout,
+                     variables=_variables(self.execution), nodes=self.order,
+                     edges=self.edges, backward=[self._backward(c) for c in calls],
+                     gradchecks=[Gradcheck(g.line, g.passed, g.message, g.analytical,
+                                           g.numerical) for g in self.recorder.gradchecks],
+                     first_nonfinite=self._first_nonfinite(),
+                     truncated=self.recorder.untraced_calls > 0)
+
+    # --- nodes ---------------------------------------------------------------------------------
+
+    def _new(self, key: int, obj: object, **fields: Any) -> Node:
+        if len(self.order) >= self.limit:
+            raise TooLarge(f"the graph has more than {self.limit:,} nodes",
+                           hint_key="hint.graph_too_large")
+        node = Node(id=f"n{len(self.order)}", **fields)
+        self.order.append(node)
+        self.nodes[key] = node
+        self._keep.append(obj)
+        return node
+
+    def _grad_graph(self, roots: list[Any], origin: str) -> None:
+        for fn in walk(roots, self.limit):
+            if id(fn) in self.nodes:
+                continue
+            if type(fn).__name__ == "AccumulateGrad":
+                node = self._leaf(fn.variable, fn)
+            else:
+                made = self.by_fn[id(fn)][1] if id(fn) in self.by_fn else None
+                t = made.tensor if made else None
+                node = self._new(id(fn), fn, kind="op", name=self._name(t), op=type(fn).__name__,
+                                 **(_describe(t) if t is not None else _UNSEEN),
+                                 line=made.line if made and made.line else None, origin=origin)
+                if t is not None:
+                    self.of_tensor[id(t)] = node
+            self.nodes[id(fn)] = node
+            saved = self.recorder.saved[id(fn)][1] if id(fn) in self.recorder.saved \
+                else saved_tensors(fn)
+            node.saved = [Saved(name, *_saved(value)) for name, value in saved]
+        for fn in walk(roots, self.limit):
+            for index, (parent, _) in enumerate(fn.next_functions):
+                if parent is not None:
+                    self._edge(self.nodes[id(parent)], self.nodes[id(fn)], "data", index)
+
+    def _leaf(self, t: torch.Tensor, fn: Any = None) -> Node:
+        if id(t) in self.of_tensor:
+            return self.of_tensor[id(t)]
+        made = self.made.get(id(t))
+        node = self._new(id(t), t, kind="leaf", name=self._name(t), op=None, **_describe(t),
+                         line=made.line if made else None)
+        node.grad_kept = True
+        self.of_tensor[id(t)] = node
+        return node
+
+    def _const(self, value: object) -> Node:
+        if isinstance(value, torch.Tensor):
+            if id(value) in self.of_tensor:
+                return self.of_tensor[id(value)]
+            made = self.made.get(id(value))
+            node = self._new(id(value), value, kind="const", name=self._name(value), op=None,
+                             **_describe(value), line=made.line if made else None)
+            self.of_tensor[id(value)] = node
+            return node
+        holder = [value]  # numbers are shared by Python; each use gets its own node
+        return self._new(id(holder), holder, kind="const", name=None, op=None, shape=[],
+                         dtype=type(value).__name__, value=to_plain(torch.tensor(value))
+                         if isinstance(value, (int, float)) else None)
+
+    def _constants_and_cuts(self) -> None:
+        for made in self.execution.tensors:
+            t = made.tensor
+            node = self.of_tensor.get(id(t))
+            sources = [self.of_tensor[id(x)] for x in made.inputs
+                       if isinstance(x, torch.Tensor) and id(x) in self.of_tensor
+                       and x is not t]
+            if node is None and sources and made.op not in ("grad", "backward"):
+                # cut from the graph (detach, no_grad), or computed from a cut tensor
+                node = self._const(t)
+                kind = "detached" if made.op.startswith("detach") else (
+                    "no_grad" if any(s.requires_grad for s in sources) else "data")
+                for source in dict.fromkeys(s.id for s in sources):
+                    self._edge_ids(source, node.id, kind, None)
+            if node is None or node.kind == "leaf":
+                continue
+            for x in made.inputs:
+                if isinstance(x, (int, float)) or (isinstance(x, torch.Tensor)
+                                                  and not x.requires_grad
+                                                  and id(x) not in self.of_tensor):
+                    const = self._const(x)
+                    const.line = const.line or node.line
+                    self._edge(const, node, "data", None)
+
+    def _modules(self) -> None:
+        names = {id(m): n for n, m in self.names.items() if isinstance(m, torch.nn.Module)}
+        for t, module in self.recorder.module_outputs.values():
+            node = self.of_tensor.get(id(t))
+            if node is not None and node.module is None:
+                node.module = names.get(id(module), type(module).__name__)
+        for name, param in self.names.items():
+            if isinstance(param, torch.Tensor) and id(param) in self.of_tensor and "." in name:
+                self.of_tensor[id(param)].module = name.rsplit(".", 1)[0]
+        consumers: dict[str, set[str | None]] = {}
+        by_id = {n.id: n for n in self.nodes.values()}
+        for edge in self.edges:
+            consumers.setdefault(edge.source, set()).add(by_id[edge.target].module)
+        for node in self.nodes.values():  # internal ops of a module call (t(), expand, ...)
+            mods = consumers.get(node.id, set())
+            if node.kind == "op" and node.module is None and node.value is None and \
+                    len(mods) == 1 and None not in mods:
+                node.module = next(iter(mods))
+
+    def _name(self, t: torch.Tensor | None) -> str | None:
+        if t is None:
+            return None
+        return next((n for n, v in self.names.items() if v is t), None)
+
+    def _edge(self, source: Node, target: Node, kind: str, index: int | None) -> None:
+        self._edge_ids(source.id, target.id, kind, index)
+
+    def _edge_ids(self, source: str, target: str, kind: str, index: int | None) -> None:
+        edge = Edge(source, target, kind, index)
+        if edge not in self.edges:
+            self.edges.append(edge)
+
+    # --- backward calls ------------------------------------------------------------------------
+
+    def _backward(self, call: Any) -> Backward:
+        steps = []
+        for step in call.steps:
+            node = self.nodes.get(id(step.fn))
+            if node is None:
+                continue
+            if node.kind == "op" and step.grad_outputs:
+                node.grad = step.grad_outputs[0]
+                node.grad_kept = node.retains_grad
+            parents = [p for p, _ in step.fn.next_functions]
+            grads = [GradIn(self.nodes[id(p)].id if p is not None and id(p) in self.nodes
+                            else None, grad, local)
+                     for p, (grad, local) in zip(parents, step.grad_inputs, strict=False)]
+            steps.append(Step(node.id, type(step.fn).__name__, step.grad_outputs, grads))
+        leaf_grads = {self.nodes[key].id: grad for key, (_, grad) in call.leaf_grads.items()
+                      if key in self.nodes}
+        roots = [self.of_tensor[id(r)].id for r in call.roots if id(r) in self.of_tensor]
+        return Backward(call.index, call.kind, call.line, roots, call.create_graph,
+                        call.retain_graph, steps, leaf_grads, call.error)
+
+    def _first_nonfinite(self) -> Nonfinite | None:
+        for made in self.execution.tensors:
+            node = self.of_tensor.get(id(made.tensor))
+            if node is not None and _has_nonfinite(made.tensor):
+                node.nonfinite = True
+                return Nonfinite(node.id, "value")
+        for call in self.recorder.calls:
+            for step in call.steps:
+                if step.nonfinite and id(step.fn) in self.nodes:
+                    self.nodes[id(step.fn)].nonfinite = True
+                    return Nonfinite(self.nodes[id(step.fn)].id, "grad")
+        return None
+
+
+def _names(namespace: dict[str, object]) -> dict[str, object]:
+    """The program's names for tensors and modules, parameters as model.0.weight."""
+    names: dict[str, object] = {}
+    for name, value in namespace.items():
+        names.setdefault(name, value)
+        if isinstance(value, torch.nn.Module):
+            for sub, module in value.named_modules(prefix=name):
+                names.setdefault(sub, module)
+            for sub, param in value.named_parameters(prefix=name):
+                names.setdefault(sub, param)
+    return names
+
+
+_UNSEEN = {"shape": None, "dtype": None, "value": None, "requires_grad": True}
+
+
+def _describe(t: torch.Tensor) -> dict[str, Any]:
+    return {"shape": list(t.shape), "dtype": str(t.dtype).removeprefix("torch."),
+            "value": to_plain(t), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
+            "retains_grad": t.retains_grad,
+            "grad": to_plain(t.grad) if (t.is_leaf or t.retains_grad) else None}
+
+
+def _saved(value: object) -> tuple[Any, list[int] | None]:
+    if isinstance(value, torch.Tensor):
+        return to_plain(value), list(value.shape)
+    if isinstance(value, (int, float, bool)):
+        return to_plain(torch.tensor(value)), None
+    if isinstance(value, (tuple, list)) and all(isinstance(v, (int, float)) for v in value):
+        return to_plain(torch.tensor(value, dtype=torch.float64)), None
+    if value is None:
+        return None, None
+    return str(value), None
+
+
+def _has_nonfinite(t: torch.Tensor) -> bool:
+    return t.is_floating_point() and not bool(torch.isfinite(t.detach()).all())
+
+
+def _variables(execution: Execution) -> dict[str, Variable]:
     lines = {id(p.tensor): p.line for p in execution.tensors}
-    variables = {
-        name: _variable(value, lines.get(id(value)))
-        for name, value in execution.namespace.items()
-        if isinstance(value, torch.Tensor)
-    }
-    return Graph(device=str(device), stdout=execution.stdout, variables=variables)
+    return {name: _variable(value, lines.get(id(value)))
+            for name, value in execution.namespace.items() if isinstance(value, torch.Tensor)}
 
 
 def _variable(t: torch.Tensor, line: int | None) -> Variable:
     # .grad of a non-leaf warns and is None unless retain_grad() was called: read it only
     # where torch keeps it.
     grad = t.grad if (t.is_leaf or t.retains_grad) else None
-    return Variable(
-        value=to_plain(t),
-        grad=to_plain(grad),
-        requires_grad=t.requires_grad,
-        is_leaf=t.is_leaf,
-        grad_fn=None if t.grad_fn is None else type(t.grad_fn).__name__,
-        shape=list(t.shape),
-        dtype=str(t.dtype).removeprefix("torch."),
-        line=line,
-    )
-
-
-def _count_nodes(roots: list[Any], limit: int) -> int:
-    """Walk grad_fn like torch's own graph iteration (deque + seen); refuse past limit nodes."""
-    seen = {id(fn) for fn in roots}
-    queue = deque(roots)
-    while queue:
-        fn = queue.popleft()
-        for parent, _ in fn.next_functions:
-            if parent is not None and id(parent) not in seen:
-                seen.add(id(parent))
-                if len(seen) > limit:
-                    raise TooLarge(f"the graph has more than {limit:,} nodes",
-                                   hint_key="hint.graph_too_large")
-                queue.append(parent)
-    return len(seen)
+    return Variable(value=to_plain(t), grad=to_plain(grad), requires_grad=t.requires_grad,
+                    is_leaf=t.is_leaf,
+                    grad_fn=None if t.grad_fn is None else type(t.grad_fn).__name__,
+                    shape=list(t.shape), dtype=str(t.dtype).removeprefix("torch."), line=line)

@@ -9,7 +9,8 @@ def assert_error(response: httpx.Response, status: int, type: str) -> dict[str, 
     """Assert `response` is the canonical {"error": {...}} envelope; return the error object."""
     assert response.status_code == status, response.text
     body = response.json()
-    assert set(body) == {"error"}, body
+    # "partial" rides beside the envelope when a program failed after building a graph.
+    assert set(body) <= {"error", "partial"}, body
     error = body["error"]
     assert error["type"] == type, error
     assert isinstance(error["message"], str) and error["message"], error

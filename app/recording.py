@@ -1,0 +1,263 @@
+"""GraphRecorder: watches one program run for the graph lab.
+
+It sees what the final variables cannot show: the order in which the autograd engine really
+ran each backward call (a prehook and a hook on every node, registered just before the call
+and removed right after), the tensors the saved-for-backward buffers held before backward
+freed them, which nn.Module call made each tensor, and every gradcheck's verdict.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch.autograd.gradcheck import GradcheckError
+
+from app.errors import TooLarge
+from app.sandbox.limits import Limits
+from app.tensors import to_plain
+
+TRACED_CALLS = 20  # backward calls traced step by step; later ones still run, untraced
+_AUTOGRAD = {id(torch.autograd.grad): "grad", id(torch.autograd.backward): "backward"}
+_GRADCHECKS = {id(torch.autograd.gradcheck), id(torch.autograd.gradgradcheck)}
+_JACOBIAN_NUMEL = 64
+
+
+@dataclass(slots=True)
+class Step:
+    fn: Any
+    grad_outputs: list[Any]
+    grad_inputs: list[tuple[Any, Any]] = field(default_factory=list)  # (grad, local) per input
+    nonfinite: bool = False
+
+
+@dataclass(slots=True)
+class BackwardCall:
+    index: int
+    kind: str
+    line: int
+    roots: list[torch.Tensor]
+    create_graph: bool
+    retain_graph: bool
+    steps: list[Step] = field(default_factory=list)
+    leaf_grads: dict[int, tuple[Any, Any]] = field(default_factory=dict)  # id(fn): (fn, grad)
+    error: str | None = None
+    results: tuple[torch.Tensor, ...] = ()
+
+
+@dataclass(slots=True)
+class GradcheckRecord:
+    line: int
+    passed: bool
+    message: str | None
+    analytical: Any = None
+    numerical: Any = None
+
+
+def walk(roots: list[Any], limit: int) -> list[Any]:
+    """The grad_fn nodes reachable from roots, breadth first (as torch's iter_graph walks)."""
+    order = [fn for fn in dict.fromkeys(roots) if fn is not None]
+    seen = {id(fn) for fn in order}
+    queue = deque(order)
+    while queue:
+        for parent, _ in queue.popleft().next_functions:
+            if parent is not None and id(parent) not in seen:
+                seen.add(id(parent))
+                order.append(parent)
+                if len(order) > limit:
+                    raise TooLarge(f"the graph has more than {limit:,} nodes",
+                                   hint_key="hint.graph_too_large")
+                queue.append(parent)
+    return order
+
+
+def saved_tensors(fn: Any) -> list[tuple[str, Any]]:
+    """What a node saved for backward, read the way torchviz's show_saved reads it."""
+    saved = []
+    for attr in dir(fn):
+        if attr.startswith("_saved_"):
+            try:
+                value = getattr(fn, attr)
+            except RuntimeError:  # freed by an earlier backward
+                continue
+            saved.append((attr.removeprefix("_saved_"), value))
+    return saved
+
+
+class GraphRecorder:
+    """A Recorder (see app.sandbox.evaluator) that keeps what the graph lab draws."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.muted = False
+        self.calls: list[BackwardCall] = []
+        self.untraced_calls = 0
+        self.gradchecks: list[GradcheckRecord] = []
+        self.saved: dict[int, tuple[Any, list[tuple[str, Any]]]] = {}  # id(fn): (fn, saved)
+        self.module_outputs: dict[int, tuple[torch.Tensor, Any]] = {}  # id(t): (t, module)
+        self._stack: list[Any] = []
+        self._handles: list[Any] = []
+
+    # --- the whole run: which module call made each tensor -------------------------------------
+
+    def __enter__(self) -> GraphRecorder:
+        hooks = torch.nn.modules.module
+        self._handles = [hooks.register_module_forward_pre_hook(self._enter_module),
+                         hooks.register_module_forward_hook(self._leave_module)]
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for handle in self._handles:
+            handle.remove()
+        self._handles = []
+
+    def _enter_module(self, module: Any, inputs: Any) -> None:
+        self._stack.append(module)
+
+    def _leave_module(self, module: Any, inputs: Any, output: Any) -> None:
+        if self._stack:
+            self._stack.pop()
+        outputs = output if isinstance(output, (tuple, list)) else (output,)
+        for t in outputs:
+            if isinstance(t, torch.Tensor) and id(t) not in self.module_outputs \
+                    and len(self.module_outputs) < self.limits.graph_nodes:
+                self.module_outputs[id(t)] = (t, module)  # the innermost module wins
+
+    # --- backward calls ------------------------------------------------------------------------
+
+    def intercepts(self, fn: object) -> bool:
+        if id(fn) in _AUTOGRAD or id(fn) in _GRADCHECKS:
+            return True
+        return getattr(fn, "__name__", None) == "backward" and \
+            isinstance(getattr(fn, "__self__", None), torch.Tensor)
+
+    def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
+        if id(fn) in _GRADCHECKS:
+            return self._gradcheck(fn, args, kwargs, line)
+        if len(self.calls) >= TRACED_CALLS:
+            self.untraced_calls += 1
+            return fn(*args, **kwargs)
+        call = self._describe(fn, args, kwargs, line)
+        fns = walk([t.grad_fn for t in call.roots], self.limits.graph_nodes)
+        for node in fns:
+            self.saved.setdefault(id(node), (node, saved_tensors(node)))
+        handles = []
+        try:
+            for node in fns:
+                handles.append(node.register_prehook(self._prehook(call, node)))
+                handles.append(node.register_hook(self._hook(call, node)))
+            result = fn(*args, **kwargs)
+        except Exception as exc:
+            call.error = f"{type(exc).__name__}: {exc}"
+            raise
+        finally:
+            for handle in handles:
+                handle.remove()
+            for node in fns:
+                if type(node).__name__ == "AccumulateGrad":
+                    call.leaf_grads[id(node)] = (node, to_plain(node.variable.grad))
+            self.calls.append(call)
+        if call.kind == "grad":
+            call.results = tuple(r for r in result if isinstance(r, torch.Tensor))
+        return result
+
+    def _describe(self, fn: Any, args: list[Any], kwargs: dict[str, Any],
+                  line: int) -> BackwardCall:
+        kind = _AUTOGRAD.get(id(fn), "backward")
+        names: tuple[str, ...]
+        if kind == "grad":
+            names = ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph")
+        elif id(fn) in _AUTOGRAD:
+            names = ("tensors", "grad_tensors", "retain_graph", "create_graph")
+        else:  # tensor.backward(gradient, retain_graph, create_graph)
+            names = ("tensors", "gradient", "retain_graph", "create_graph")
+            args = [fn.__self__, *args]
+        bound = dict(zip(names, args, strict=False)) | kwargs
+        roots = bound.get("outputs", bound.get("tensors"))
+        roots = list(roots) if isinstance(roots, (list, tuple)) else [roots]
+        create = bool(bound.get("create_graph", False))
+        retain = bound.get("retain_graph")
+        return BackwardCall(index=len(self.calls), kind=kind, line=line,
+                            roots=[r for r in roots if isinstance(r, torch.Tensor)],
+                            create_graph=create, retain_graph=create if retain is None else
+                            bool(retain))
+
+    def _prehook(self, call: BackwardCall, node: Any) -> Any:
+        def prehook(grad_outputs: tuple[Any, ...]) -> None:
+            if len(call.steps) < self.limits.graph_nodes:
+                call.steps.append(Step(node, [to_plain(g) for g in grad_outputs],
+                                       nonfinite=_nonfinite(grad_outputs)))
+        return prehook
+
+    def _hook(self, call: BackwardCall, node: Any) -> Any:
+        def hook(grad_inputs: tuple[Any, ...], grad_outputs: tuple[Any, ...]) -> None:
+            step = next((s for s in reversed(call.steps) if s.fn is node), None)
+            if step is None:
+                return
+            out = grad_outputs[0] if grad_outputs else None
+            step.grad_inputs = [(to_plain(g), _local(g, out)) for g in grad_inputs]
+            step.nonfinite = step.nonfinite or _nonfinite(grad_inputs)
+        return hook
+
+    # --- gradcheck -----------------------------------------------------------------------------
+
+    def _gradcheck(self, fn: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
+        self.muted = True
+        record = GradcheckRecord(line=line, passed=False, message=None)
+        self.gradchecks.append(record)
+        try:
+            passed = fn(*args, **kwargs)
+            record.passed = bool(passed)
+            return passed
+        except GradcheckError as exc:
+            record.message = str(exc)
+            raise
+        finally:
+            if not record.passed and args:
+                record.analytical, record.numerical = _jacobians(
+                    args[0], args[1] if len(args) > 1 else kwargs.get("inputs"),
+                    float(kwargs.get("eps", 1e-6)))
+            self.muted = False
+
+
+def _nonfinite(grads: tuple[Any, ...]) -> bool:
+    return any(isinstance(g, torch.Tensor) and g.is_floating_point()
+               and not bool(torch.isfinite(g).all()) for g in grads)
+
+
+def _local(grad_in: Any, grad_out: Any) -> Any:
+    """∂out/∂in for elementwise ops: what the chain rule multiplied grad_out by."""
+    if not isinstance(grad_in, torch.Tensor) or not isinstance(grad_out, torch.Tensor):
+        return None
+    if grad_in.shape != grad_out.shape or bool((grad_out == 0).any()):
+        return None
+    return to_plain(grad_in / grad_out)
+
+
+def _jacobians(fn: Any, inputs: Any, eps: float) -> tuple[Any, Any]:
+    """Analytical (autograd) and numerical (central differences) Jacobians for small inputs."""
+    x = inputs[0] if isinstance(inputs, (tuple, list)) else inputs
+    if not isinstance(x, torch.Tensor) or x.numel() > _JACOBIAN_NUMEL:
+        return None, None
+    rest = tuple(inputs[1:]) if isinstance(inputs, (tuple, list)) else ()
+    try:
+        def first(v: torch.Tensor) -> torch.Tensor:
+            out = fn(v, *rest)
+            return (out[0] if isinstance(out, (tuple, list)) else out).reshape(-1)
+
+        analytical = torch.autograd.functional.jacobian(first, x.detach())
+        base = x.detach().reshape(-1)
+        columns = []
+        with torch.no_grad():
+            for j in range(base.numel()):
+                step = torch.zeros_like(base)
+                step[j] = eps
+                up = first((base + step).reshape(x.shape))
+                down = first((base - step).reshape(x.shape))
+                columns.append((up - down) / (2 * eps))
+        numerical = torch.stack(columns, dim=1)
+        return to_plain(analytical.reshape(numerical.shape)), to_plain(numerical)
+    except Exception:  # noqa: BLE001 - the Jacobians are extra detail; the verdict stands
+        return None, None

@@ -1,0 +1,205 @@
+"""The graph a program built: nodes, edges, backward steps, cuts, gradchecks, NaN."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+
+from app.errors import ProgramError, TooLarge
+from app.jobs import graph
+from app.lessons import LESSONS
+from app.sandbox.limits import Limits
+from app.tracing import Graph, Node
+
+LIMITS = Limits()
+
+
+def run(code: str, **limits: object) -> Graph:
+    return graph(code, "cpu", dataclasses.replace(LIMITS, **limits))
+
+
+def by_name(g: Graph) -> dict[str, Node]:
+    return {n.name: n for n in g.nodes if n.name}
+
+
+def test_s1_graph_is_the_tutorials_drawing() -> None:
+    g = run(LESSONS["S1"].program)
+    nodes = by_name(g)
+    assert {n: nodes[n].kind for n in ("a", "b", "c", "d", "loss")} == {
+        "a": "leaf", "b": "leaf", "c": "op", "d": "op", "loss": "op"}
+    assert [nodes[n].op for n in ("c", "d", "loss")] == ["MulBackward0", "AddBackward0",
+                                                         "PowBackward0"]
+    assert [nodes[n].value for n in ("a", "b", "c", "d", "loss")] == [[2.0], [3.0], [6.0], [7.0],
+                                                                      [49.0]]
+    ids = {n.id: n for n in g.nodes}
+    into = {(ids[e.source].name, ids[e.target].name) for e in g.edges}
+    assert {("a", "c"), ("b", "c"), ("c", "d"), ("d", "loss")} <= into
+    one = [ids[e.source] for e in g.edges if e.target == nodes["d"].id and ids[e.source].kind
+           == "const"]
+    assert [c.value for c in one] == [1]  # the constant 1 of d = c + 1
+    assert nodes["loss"].is_output and not nodes["c"].is_output
+
+
+def test_s2_backward_steps_run_in_the_engines_order() -> None:
+    program = LESSONS["S2"].program
+    g = run(program)
+    steps = g.backward[0].steps
+    # An independent oracle: the autograd profiler's record of the same backward.
+    namespace: dict[str, object] = {}
+    exec(compile(program.replace("loss.backward()", ""), "<p>", "exec"), namespace)
+    with torch.autograd.profiler.profile() as prof:
+        namespace["loss"].backward()  # type: ignore[attr-defined]
+    engine = [e.name.split(": ")[1].rsplit("::", 1)[-1] for e in prof.function_events
+              if e.name.startswith("autograd::engine::evaluate_function")]
+    assert [s.op for s in steps] == engine
+
+
+def test_s2_each_step_shows_the_chain_rule() -> None:
+    g = run(LESSONS["S2"].program)
+    nodes = by_name(g)
+    steps = {s.op: s for s in g.backward[0].steps}
+    assert steps["PowBackward0"].grad_outputs == [[1.0]]
+    assert steps["PowBackward0"].grad_inputs[0].grad == [14.0]  # dloss/dd = 2d = 14
+    add = steps["AddBackward0"]
+    assert add.grad_outputs == [[14.0]] and add.grad_inputs[0].local == [1.0]
+    assert add.grad_inputs[0].target == nodes["c"].id
+    mul = {gi.target: gi for gi in steps["MulBackward0"].grad_inputs}
+    assert mul[nodes["a"].id].grad == [42.0] and mul[nodes["a"].id].local == [3.0]
+    assert mul[nodes["b"].id].grad == [28.0] and mul[nodes["b"].id].local == [2.0]
+    assert g.backward[0].leaf_grads == {nodes["a"].id: [42.0], nodes["b"].id: [28.0]}
+    assert nodes["d"].grad == [14.0] and nodes["d"].grad_kept is False  # seen, not kept
+
+
+def test_s3_second_backward_adds_to_the_leaves() -> None:
+    g = run(LESSONS["S3"].program)
+    nodes = by_name(g)
+    assert len(g.backward) == 2
+    assert g.backward[0].leaf_grads[nodes["a"].id] == [42.0]
+    assert g.backward[1].leaf_grads[nodes["a"].id] == [84.0]
+    assert g.backward[1].leaf_grads[nodes["b"].id] == [56.0]
+
+
+def test_s6_detach_is_a_visible_cut_and_the_error_keeps_the_graph() -> None:
+    with pytest.raises(ProgramError) as caught:
+        run(LESSONS["S6"].program)
+    partial = caught.value.partial
+    assert partial is not None and caught.value.line == 9
+    ids = {n["id"]: n for n in partial["nodes"]}
+    cut = [(ids[e["source"]]["name"], ids[e["target"]]["name"]) for e in partial["edges"]
+           if e["kind"] == "detached"]
+    assert cut == [("b", "c")]
+    assert partial["backward"][0]["error"].startswith("RuntimeError: element 0")
+
+
+def test_s7_set_grad_enabled_false_cuts_like_no_grad() -> None:
+    g = run(LESSONS["S7"].program)
+    nodes = by_name(g)
+    ids = {n.id: n for n in g.nodes}
+    kinds = {(ids[e.source].name, ids[e.target].name): e.kind for e in g.edges}
+    assert kinds[("a", "b")] == "no_grad" and nodes["b"].requires_grad is False
+    assert kinds[("a", "c")] == "data" and nodes["c"].op == "MulBackward0"
+
+
+def test_s5_no_grad_builds_no_graph() -> None:
+    g = run(LESSONS["S5"].program)
+    assert not any(n.kind == "op" for n in g.nodes) and g.backward == []
+
+
+def test_s9_create_graph_builds_the_derivatives_own_graph() -> None:
+    g = run(LESSONS["S9"].program)
+    nodes = by_name(g)
+    assert nodes["grad_1"].origin == "backward 1" and nodes["grad_1"].value == [27.0]
+    assert nodes["y"].origin == "forward"
+    assert [b.kind for b in g.backward] == ["grad", "grad"]
+    assert g.backward[0].create_graph and not g.backward[1].create_graph
+    last = g.backward[1].steps[-1]
+    assert last.grad_inputs[0].target == nodes["x"].id and last.grad_inputs[0].grad == [18.0]
+
+
+def test_s10_custom_function_shows_as_its_backward_node() -> None:
+    g = run(LESSONS["S10"].program)
+    ops = [n.op for n in g.nodes if n.kind == "op"]
+    assert "MyReLUBackward" in ops
+    assert "MyReLUBackward" in [s.op for s in g.backward[0].steps]
+
+
+def test_gradcheck_reports_pass_and_failure_with_both_jacobians() -> None:
+    assert [c.passed for c in run(LESSONS["S17"].program).gradchecks] == [True]
+    wrong = ("class Square(torch.autograd.Function):\n    @staticmethod\n"
+             "    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x * x\n"
+             "    @staticmethod\n    def backward(ctx, g):\n        x, = ctx.saved_tensors\n"
+             "        return g * x\n"
+             "x = torch.tensor([1.0, 2.0], dtype=torch.double, requires_grad=True)\n"
+             "ok = torch.autograd.gradcheck(Square.apply, (x,), raise_exception=False)\n")
+    check = run(wrong).gradchecks[0]
+    assert check.passed is False
+    assert check.analytical == [[1.0, 0.0], [0.0, 2.0]]  # the wrong backward: g * x
+    numerical = [v for row in check.numerical for v in row]
+    assert numerical == pytest.approx([2.0, 0.0, 0.0, 4.0], abs=1e-4)  # the true 2x
+
+
+def test_s19_second_backward_error_is_recorded_on_that_call() -> None:
+    with pytest.raises(ProgramError) as caught:
+        run(LESSONS["S19"].program)
+    calls = caught.value.partial["backward"]  # type: ignore[index]
+    assert calls[0]["error"] is None and "second time" in calls[1]["error"]
+
+
+def test_first_nonfinite_value_is_flagged() -> None:
+    g = run("x = torch.tensor([0.0, 1.0], requires_grad=True)\ny = x * 2\nz = torch.log(x)\n"
+            "w = z.sum()\nw.backward()\n")
+    nodes = by_name(g)
+    assert g.first_nonfinite is not None
+    assert g.first_nonfinite.node == nodes["z"].id and g.first_nonfinite.where == "value"
+    assert nodes["z"].nonfinite and not nodes["y"].nonfinite
+
+
+def test_nonfinite_gradient_alone_is_flagged_as_grad() -> None:
+    g = run("x = torch.tensor([0.0], requires_grad=True)\ny = torch.sqrt(x)\ny.backward()\n")
+    assert g.first_nonfinite is not None and g.first_nonfinite.where == "grad"
+
+
+def test_module_calls_group_their_ops_and_parameters() -> None:
+    g = run("model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))\n"
+            "x = torch.randn(4, 2)\nloss = model(x).sum()\nloss.backward()\n")
+    modules = {n.op or n.name: n.module for n in g.nodes if n.kind != "const"}
+    assert modules["model.0.weight"] == "model.0" and modules["ReluBackward0"] == "model.1"
+    assert modules["SumBackward0"] is None
+
+
+def test_retain_grad_keeps_a_non_leaf_gradient() -> None:
+    g = run("a = torch.ones(2, requires_grad=True)\nb = a * 3\nb.retain_grad()\n"
+            "b.sum().backward()\n")
+    b = by_name(g)["b"]
+    assert b.retains_grad and b.grad_kept and b.grad == [1.0, 1.0]
+
+
+def test_traced_gradients_equal_plain_torch() -> None:
+    program = ("w = torch.tensor([[0.5, -1.0], [2.0, 0.1]], requires_grad=True)\n"
+               "x = torch.tensor([1.0, 2.0])\nh = torch.tanh(w @ x)\nloss = (h ** 2).mean()\n"
+               "loss.backward()\n")
+    g = run(program)
+    namespace: dict[str, object] = {}
+    exec(compile(program, "<p>", "exec"), {"torch": torch}, namespace)
+    assert by_name(g)["w"].grad == namespace["w"].grad.tolist()  # type: ignore[attr-defined]
+
+
+def test_same_program_same_ids() -> None:
+    first, second = run(LESSONS["S3"].program), run(LESSONS["S3"].program)
+    assert [dataclasses.asdict(n) for n in first.nodes] == [dataclasses.asdict(n)
+                                                          for n in second.nodes]
+    assert first.edges == second.edges
+
+
+def test_graph_over_the_node_limit_is_refused() -> None:
+    with pytest.raises(TooLarge):
+        run("x = torch.ones(1, requires_grad=True)\nfor i in range(50):\n    x = x * 1.0\n",
+            graph_nodes=20)
+
+
+def test_a_long_training_loop_traces_only_the_first_backward_calls() -> None:
+    g = run("w = torch.ones(1, requires_grad=True)\nfor i in range(30):\n"
+            "    (w * 2).sum().backward()\n")
+    assert len(g.backward) == 20 and g.truncated
