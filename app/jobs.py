@@ -8,6 +8,10 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+# The first optimizer a process builds imports torch._dynamo (800 modules, about 1 s). This
+# module is preloaded by the workers' forkserver, so import it here, once, not per worker.
+import torch._dynamo  # noqa: F401
+
 from app.errors import AppError, ProgramError
 from app.recording import GraphRecorder
 from app.sandbox.interpreter import Execution, run_program

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import math
 import re
 import traceback
 
@@ -33,12 +34,22 @@ def _plain_python(program: str) -> tuple[dict[str, object], str, BaseException |
     return namespace, out.getvalue(), error, line
 
 
+def _json_number(x: object) -> object:
+    # The API's JSON spells non-finite numbers as strings JavaScript's Number() reads back.
+    if isinstance(x, list):
+        return [_json_number(v) for v in x]
+    if isinstance(x, float) and not math.isfinite(x):
+        return "NaN" if math.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
+    return x
+
+
 def _values(t: torch.Tensor | None) -> object:
-    return None if t is None else t.detach().tolist()
+    return None if t is None else _json_number(t.detach().tolist())
 
 
 _RUNS = [lesson for lesson in LESSONS.values() if lesson.fails_at is None]
-_FAILS = [lesson for lesson in LESSONS.values() if lesson.fails_at is not None]
+_FAILS = [lesson for lesson in LESSONS.values()
+          if lesson.fails_at is not None and not lesson.refused]
 
 
 @pytest.mark.parametrize("lesson", _RUNS, ids=lambda lesson: lesson.id)
@@ -158,3 +169,26 @@ def test_a_graph_over_the_node_limit_is_a_413(client: TestClient) -> None:
     code = "x = torch.ones(1, requires_grad=True)\ny = x\nfor i in range(3000):\n    y = y * 1.0\n"
     error = assert_error(client.post("/api/graph", json={"code": code}), 413, "too_large")
     assert "nodes" in str(error["message"])
+
+
+def test_s20_an_over_large_tensor_is_refused_before_allocating(client: TestClient) -> None:
+    error = assert_error(client.post("/api/graph", json={"code": LESSONS["S20"].program}),
+                         413, "too_large")
+    assert error["line"] == LESSONS["S20"].fails_at and error["hint_key"] == "hint.too_large"
+    assert client.get("/healthz").status_code == 200
+
+
+def test_successful_response_carries_the_graph(client: TestClient) -> None:
+    body = client.post("/api/graph", json={"code": LESSONS["S2"].program}).json()
+    names = {n["name"] for n in body["nodes"]}
+    assert {"a", "b", "c", "d", "loss"} <= names
+    assert [s["op"] for s in body["backward"][0]["steps"]][:3] == [
+        "PowBackward0", "AddBackward0", "MulBackward0"]
+    assert body["first_nonfinite"] is None and body["truncated"] is False
+
+
+def test_failed_program_sends_its_partial_graph(client: TestClient) -> None:
+    response = client.post("/api/graph", json={"code": LESSONS["S19"].program})
+    assert_error(response, 400, "program_error")
+    partial = response.json()["partial"]
+    assert partial["backward"][1]["error"].startswith("RuntimeError: Trying to backward")

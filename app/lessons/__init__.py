@@ -17,6 +17,7 @@ class Lesson:
     title_zh: str
     program: str
     fails_at: int | None = None  # the line where the program's intended error happens
+    refused: bool = False  # the lab's limits refuse it (plain Python would try, and crash)
 
 
 _S1 = """import torch
@@ -164,6 +165,83 @@ loss.backward()
 print(w.grad)   # tensor([72.]): the gradients accumulate
 """
 
+_S20 = """import torch
+
+# On a GPU this is "CUDA out of memory"; here the lab refuses it before allocating.
+x = torch.randn(100000, 100000)
+"""
+
+_S20_ACCUMULATE = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+model = nn.Linear(3, 1)
+data = torch.randn(16, 3)
+target = torch.randn(16, 1)
+accumulation_steps = 4
+
+# four micro-batches of 4, each loss divided by accumulation_steps
+model.zero_grad()
+for i in range(accumulation_steps):
+    inputs, labels = data[i * 4:i * 4 + 4], target[i * 4:i * 4 + 4]
+    loss = F.mse_loss(model(inputs), labels) / accumulation_steps
+    loss.backward()
+accumulated = model.weight.grad.clone()
+
+# one batch of 16
+model.zero_grad()
+F.mse_loss(model(data), target).backward()
+full = model.weight.grad.clone()
+
+print((accumulated - full).abs().max())  # about 1e-7: the same update
+"""
+
+_S21 = """import torch
+
+x = torch.tensor([0.0, 1.0], requires_grad=True)
+y = torch.log(x)      # log(0) = -inf: the first non-finite value
+loss = (y * 2).sum()
+loss.backward()
+print(x.grad)         # tensor([inf, 2.])
+"""
+
+_S21_MONITOR = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+import torch.optim as optim
+
+model = nn.Linear(2, 1)
+x = torch.randn(8, 2) * 100   # unnormalised inputs
+target = torch.randn(8, 1)
+optimizer = optim.SGD(model.parameters(), lr=0.1)   # too large for these inputs
+for step in range(6):
+    optimizer.zero_grad()
+    loss = F.mse_loss(model(x), target)
+    loss.backward()
+    total_norm = 0
+    for p in model.parameters():
+        if p.grad is not None:
+            param_norm = p.grad.data.norm(2)
+            total_norm += param_norm.item() ** 2
+    total_norm = total_norm ** 0.5
+    print(f"step {step}: loss {loss.item():.3g}, gradient norm {total_norm:.3g}")
+    optimizer.step()
+"""
+
+_S22 = """import torch
+
+x = torch.tensor([1.5], requires_grad=True)
+# The graph is built as the program runs: change x to -1.5 and the other branch builds another.
+if x.item() > 0:
+    y = x ** 2
+else:
+    y = -x * 3
+for i in range(2):
+    y = y * 2
+y.backward()
+print(x.grad)
+"""
+
 LESSONS: dict[str, Lesson] = {lesson.id: lesson for lesson in (
     Lesson("S1", "2.1", "A computation graph", "计算图", _S1),
     Lesson("S2", "2.3", "backward() and the chain rule", "backward() 与链式法则", _S2),
@@ -182,4 +260,10 @@ LESSONS: dict[str, Lesson] = {lesson.id: lesson for lesson in (
            "对没有 grad_fn 的张量调用 backward", _S18, fails_at=5),
     Lesson("S19", "5.3", "backward twice", "两次 backward", _S19, fails_at=6),
     Lesson("S19b", "5.3", "retain_graph=True", "retain_graph=True", _S19_FIX),
+    Lesson("S20", "5.3", "Out of memory: a tensor too large", "显存不足：张量过大", _S20,
+           fails_at=4, refused=True),
+    Lesson("S20b", "5.3", "Gradient accumulation", "梯度累积", _S20_ACCUMULATE),
+    Lesson("S21", "5.3", "Hunting a NaN: log(0)", "排查 NaN：log(0)", _S21),
+    Lesson("S21b", "5.3", "Monitoring the gradient norm", "监控梯度范数", _S21_MONITOR),
+    Lesson("S22", "2.2", "A dynamic graph: if and for", "动态图：if 与 for", _S22),
 )}
