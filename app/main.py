@@ -35,6 +35,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         settings.sandbox_workers,
         memory_mb=settings.worker_memory_mb,
         device=settings.device,
+        long_jobs=settings.sandbox_long_jobs,
     )
     pool.start()
     app.state.pool = pool

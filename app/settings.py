@@ -44,6 +44,12 @@ class Settings(BaseSettings):
         ge=1,
         description="Warm processes that run learners' programs, in each uvicorn process.",
     )
+    sandbox_long_jobs: int = Field(
+        default=48,
+        ge=0,
+        description="Programs past a quarter second that may run on at once, at low priority, "
+                    "in extra sandbox processes, so quick programs keep the workers.",
+    )
     device: Literal["auto", "cpu", "cuda"] = Field(
         default="auto",
         description="Where tensors live: auto (CUDA when available, else CPU), cpu or cuda.",

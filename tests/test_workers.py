@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import subprocess
 import sys
@@ -185,6 +186,40 @@ def test_a_long_job_is_reniced_and_its_worker_retired_while_quick_jobs_keep_thei
         assert fresh != quick
         assert run(niced, "pid") == fresh
         assert niced.restarts == 1
+
+
+def test_a_long_job_gives_its_place_to_a_fresh_worker_so_quick_jobs_do_not_wait() -> None:
+    with _started(1, nice_after_seconds=0.1, long_jobs=1) as pool:
+        holder = threading.Thread(target=run, args=(pool, "sleep"), kwargs={"seconds": 2.0})
+        holder.start()
+        time.sleep(0.6)  # the holder's job is reniced by now, and a fresh worker has started
+        assert pool.run(f"{JOBS}:pid", wall_seconds=5, cpu_seconds=5, queue_seconds=0.5)
+        assert pool.size == 2
+        holder.join()
+        assert pool.size == 1  # the long job's worker retired with its job
+
+
+def test_past_the_long_job_limit_a_long_job_keeps_its_worker() -> None:
+    with _started(1, nice_after_seconds=0.1, long_jobs=1) as pool:
+        holders = [threading.Thread(target=run, args=(pool, "sleep"), kwargs={"seconds": 2.0})
+                   for _ in range(2)]
+        holders[0].start()
+        time.sleep(0.6)  # the first is a long job now; the second takes the fresh worker
+        holders[1].start()
+        time.sleep(0.6)
+        with pytest.raises(Busy):
+            pool.run(f"{JOBS}:pid", wall_seconds=5, cpu_seconds=5, queue_seconds=0.3)
+        for holder in holders:
+            holder.join()
+
+
+def test_many_callers_on_one_event_loop_share_the_workers_in_turn(pool: WorkerPool) -> None:
+    async def many() -> list[object]:
+        return await asyncio.gather(*(
+            pool.submit(f"{JOBS}:sleep", wall_seconds=5, cpu_seconds=5, seconds=0.02)
+            for _ in range(20)))
+
+    assert len(set(asyncio.run(many()))) <= 2
 
 
 def test_close_kills_every_worker_and_can_be_called_twice() -> None:

@@ -14,13 +14,16 @@ from app.settings import Settings, get_settings
 router = APIRouter()
 
 
+# async: the program runs in a sandbox worker, and the event loop awaits its reply; a
+# thread per waiting request would run out under load and cost two thread hops each.
 @router.post("/api/graph", response_model=schemas.GraphResponse)
-def run_graph(
+async def run_graph(
     request: schemas.GraphRequest,
     settings: Annotated[Settings, Depends(get_settings)],
     pool: Annotated[WorkerPool, Depends(get_pool)],
 ) -> object:
     device = settings.device if request.device == "auto" else request.device
-    return pool.run("app.jobs:graph", wall_seconds=settings.wall_seconds,
-                    cpu_seconds=settings.cpu_seconds, queue_seconds=settings.queue_seconds,
-                    code=request.code, device=device, limits=settings.limits())
+    return await pool.submit("app.jobs:graph", wall_seconds=settings.wall_seconds,
+                             cpu_seconds=settings.cpu_seconds,
+                             queue_seconds=settings.queue_seconds,
+                             code=request.code, device=device, limits=settings.limits())

@@ -3,10 +3,14 @@
 A job is "package.module:function" plus keyword arguments. Workers fork from a forkserver that has
 already imported torch, so replacing a killed one takes milliseconds. Linux only: the limits come
 from setrlimit, /proc and prctl.
+
+The server awaits a job on its event loop: the loop watches the worker's end of the pipe, so a
+request waiting on a worker, or for one, holds no thread.
 """
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ctypes
 import importlib
@@ -14,14 +18,14 @@ import logging
 import math
 import multiprocessing
 import os
-import queue
 import resource
 import signal
 import tempfile
 import threading
 import time
 import traceback
-from dataclasses import dataclass
+from collections import deque
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
@@ -40,7 +44,8 @@ class _Worker:
     process: BaseProcess
     conn: Connection
     idle_rss: int = 0  # resident bytes when ready; a job may add memory_mb on top
-    reniced: bool = False
+    reniced: bool = False  # its job runs at low priority; it retires when the job ends
+    long: bool = False  # a fresh worker has taken its place in the pool
 
     @property
     def pid(self) -> int:
@@ -53,8 +58,33 @@ class _Worker:
         return not wait([self.process.sentinel], timeout=0)
 
 
+@dataclass(eq=False, slots=True)
+class _Waiter:
+    """A caller waiting for an idle worker; each may be on its own event loop and thread."""
+
+    loop: asyncio.AbstractEventLoop
+    future: asyncio.Future[None] = field(init=False)
+    worker: _Worker | None = None  # set, under the pool's lock, by whoever hands one over
+
+    def __post_init__(self) -> None:
+        self.future = self.loop.create_future()
+
+    def wake(self) -> None:
+        self.loop.call_soon_threadsafe(_resolve, self.future)
+
+
+def _resolve(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 class WorkerPool:
-    """A fixed number of warm sandbox workers; `run` may be called from many threads at once.
+    """`size` warm sandbox workers; `submit` may be awaited from any event loop, `run` from threads.
+
+    A job still running after `nice_after_seconds` is reniced, and a fresh worker takes its
+    place while it runs on, so that a few long (maybe hostile) programs cannot hold every
+    worker while quick ones queue. At most `long_jobs` such jobs run at once; past that, a long
+    job keeps its worker busy like any other. A reniced worker retires when its job ends.
 
     .. note:: There is one forkserver per process, so the first pool to start chooses what it
        preloads. Preload modules must not run torch ops at import: an OpenMP thread pool that
@@ -63,17 +93,19 @@ class WorkerPool:
 
     def __init__(self, size: int, *, memory_mb: int, device: str = "cpu",
                  preload: tuple[str, ...] = ("torch", "app.jobs"),
-                 nice_after_seconds: float = 0.25) -> None:
+                 nice_after_seconds: float = 0.25, long_jobs: int = 0) -> None:
         if size < 1:
             raise ValueError(f"a worker pool needs at least one worker, got size={size}")
         self._target_size = size
+        self._long_jobs = long_jobs
         self._memory_mb = memory_mb
         # CUDA reserves huge virtual ranges, so CUDA workers rely on the parent's RSS watch alone.
         self._limit_address_space = not _uses_cuda(device)
         self._nice_after = nice_after_seconds
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(list(preload))  # a missing module is skipped
-        self._idle: queue.Queue[_Worker] = queue.Queue()
+        self._idle: deque[_Worker] = deque()
+        self._waiters: deque[_Waiter] = deque()  # first come, first served
         self._workers: set[_Worker] = set()
         self._starting = 0
         self._closed = False
@@ -91,29 +123,30 @@ class WorkerPool:
         """Start the workers; raises if one fails, so a broken sandbox shows at boot."""
         try:
             for _ in range(self._target_size - len(self._workers)):
-                self._idle.put(self._spawn())
+                self._give(self._spawn())
         except BaseException:
             self.close()
             raise
 
-    def run(self, target: str, /, *, wall_seconds: float, cpu_seconds: float,
-            queue_seconds: float = 10.0, **kwargs: object) -> object:
+    async def submit(self, target: str, /, *, wall_seconds: float, cpu_seconds: float,
+                     queue_seconds: float = 10.0, **kwargs: object) -> object:
         """Return `target(**kwargs)` as run in a worker; an AppError it raises is raised here.
 
         Any other exception in the job is a server bug and comes back as RuntimeError.
         """
-        worker = self._take(queue_seconds)
+        worker = await self._take(queue_seconds)
         keep = False
         try:
             worker.conn.send((target, kwargs, cpu_seconds))
-            status, value, *remote_traceback = self._wait(worker, wall_seconds, cpu_seconds)
+            status, value, *remote_traceback = await self._wait(worker, wall_seconds,
+                                                                cpu_seconds)
             # An unprivileged process cannot lower its niceness again, so a reniced worker retires.
             keep = not worker.reniced
         finally:
             if keep:
-                self._idle.put(worker)
-            else:
-                self._replace(worker)
+                self._give(worker)
+            else:  # killing and starting processes blocks, so not on the event loop
+                await asyncio.to_thread(self._replace, worker)
         if status == "ok":
             return value
         if isinstance(value, AppError):
@@ -121,50 +154,114 @@ class WorkerPool:
         _log.error("sandbox job %s failed in its worker:\n%s", target, *remote_traceback)
         raise RuntimeError(f"sandbox job {target} failed: {value}")
 
+    def run(self, target: str, /, *, wall_seconds: float, cpu_seconds: float,
+            queue_seconds: float = 10.0, **kwargs: object) -> object:
+        """`submit` for a caller with no event loop running, such as a thread or a test."""
+        return asyncio.run(self.submit(target, wall_seconds=wall_seconds,
+                                       cpu_seconds=cpu_seconds, queue_seconds=queue_seconds,
+                                       **kwargs))
+
     def close(self) -> None:
-        """Kill every worker. Calling it again does nothing."""
+        """Kill every worker; callers waiting for one get Busy. Calling it again does nothing."""
         with self._lock:
             self._closed = True
             workers = list(self._workers)
+            waiters = list(self._waiters)
+            self._waiters.clear()
+            self._idle.clear()
+        for waiter in waiters:
+            waiter.wake()
         for worker in workers:
             self._retire(worker)
 
-    def _take(self, queue_seconds: float) -> _Worker:
-        self._top_up()
+    async def _take(self, queue_seconds: float) -> _Worker:
         deadline = time.monotonic() + queue_seconds
-        while not self._closed:
-            try:
-                worker = self._idle.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
-                raise Busy(f"all {self._target_size} sandbox workers are busy; try again",
-                           hint_key="hint.busy") from None
+        while True:
+            if self._short_of_workers():  # a start failed earlier: try again
+                await asyncio.to_thread(self._top_up)
+            with self._lock:
+                if self._closed:
+                    raise Busy("the sandbox is shutting down; try again", hint_key="hint.busy")
+                if self._idle:
+                    worker: _Worker | None = self._idle.popleft()
+                else:
+                    waiter = _Waiter(asyncio.get_running_loop())
+                    self._waiters.append(waiter)
+                    worker = None
+            if worker is None:
+                worker = await self._wait_for_worker(waiter, deadline)
             if worker.alive():
                 return worker
-            self._replace(worker)  # it died while idle, e.g. at the hands of the OOM killer
-        raise Busy("the sandbox is shutting down; try again", hint_key="hint.busy")
+            # It died while idle, e.g. at the hands of the OOM killer.
+            await asyncio.to_thread(self._replace, worker)
 
-    def _wait(self, worker: _Worker, wall_seconds: float,
-              cpu_seconds: float) -> tuple[object, ...]:
+    async def _wait_for_worker(self, waiter: _Waiter, deadline: float) -> _Worker:
+        try:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(waiter.future, max(0.0, deadline - time.monotonic()))
+        finally:
+            with self._lock:
+                worker = waiter.worker
+                if worker is None and not self._closed:
+                    self._waiters.remove(waiter)
+        if worker is not None:
+            return worker
+        if self._closed:
+            raise Busy("the sandbox is shutting down; try again", hint_key="hint.busy")
+        raise Busy(f"all {self._target_size} sandbox workers are busy; try again",
+                   hint_key="hint.busy")
+
+    def _give(self, worker: _Worker) -> None:
+        """Hand an idle worker to the longest-waiting caller, or keep it for the next."""
+        with self._lock:
+            if self._waiters:
+                waiter = self._waiters.popleft()
+                waiter.worker = worker
+            else:
+                self._idle.append(worker)
+                return
+        waiter.wake()
+
+    async def _wait(self, worker: _Worker, wall_seconds: float,
+                    cpu_seconds: float) -> tuple[object, ...]:
+        loop = asyncio.get_running_loop()
+        replied: asyncio.Future[None] = loop.create_future()
+        loop.add_reader(worker.conn.fileno(), _resolve, replied)
         started = time.monotonic()
         deadline = started + wall_seconds
-        while not worker.conn.poll(min(_POLL_SECONDS, max(0.0, deadline - time.monotonic()))):
-            now = time.monotonic()
-            if now >= deadline:
-                raise Timeout(f"the program ran longer than {wall_seconds:g} s",
-                              hint_key="hint.timeout")
-            if _statm(worker.pid)[1] - worker.idle_rss > self._memory_mb << 20:
-                raise _out_of_memory(self._memory_mb)
-            if not worker.reniced and now - started >= self._nice_after:
-                # Short jobs on the other workers keep the CPU from a long, maybe hostile one.
-                # Linux nice is per thread; the job's torch ops run on this one thread.
-                worker.reniced = True
-                with contextlib.suppress(ProcessLookupError):
-                    os.setpriority(os.PRIO_PROCESS, worker.pid, 19)
+        try:
+            while True:
+                await asyncio.wait((replied,), timeout=min(
+                    _POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+                if replied.done():
+                    break
+                now = time.monotonic()
+                if now >= deadline:
+                    raise Timeout(f"the program ran longer than {wall_seconds:g} s",
+                                  hint_key="hint.timeout")
+                if _statm(worker.pid)[1] - worker.idle_rss > self._memory_mb << 20:
+                    raise _out_of_memory(self._memory_mb)
+                if not worker.reniced and now - started >= self._nice_after:
+                    self._renice(worker)
+        finally:
+            loop.remove_reader(worker.conn.fileno())
         try:
             reply: tuple[object, ...] = worker.conn.recv()
         except (EOFError, OSError):
-            raise self._death(worker, cpu_seconds) from None
+            raise await asyncio.to_thread(self._death, worker, cpu_seconds) from None
         return reply
+
+    def _renice(self, worker: _Worker) -> None:
+        # Short jobs on the other workers keep the CPU from a long, maybe hostile one.
+        # Linux nice is per thread; the job's torch ops run on this one thread.
+        worker.reniced = True
+        with contextlib.suppress(ProcessLookupError):
+            os.setpriority(os.PRIO_PROCESS, worker.pid, 19)
+        with self._lock:
+            if sum(w.long for w in self._workers) >= self._long_jobs:
+                return  # as many long jobs as allowed run already: this one keeps its place
+            worker.long = True
+        threading.Thread(target=self._top_up, name="sandbox-top-up", daemon=True).start()
 
     def _death(self, worker: _Worker, cpu_seconds: float) -> AppError:
         worker.process.join(1.0)
@@ -208,11 +305,18 @@ class WorkerPool:
                 self.restarts += 1
         self._top_up()
 
+    def _short_of_workers(self) -> bool:
+        """Fewer workers (not counting long jobs') alive or starting than the pool's size."""
+        with self._lock:
+            placed = sum(not w.long for w in self._workers)
+            return not self._closed and placed + self._starting < self._target_size
+
     def _top_up(self) -> None:
         """Start workers until the pool is full; a failure is logged, and the next run retries."""
         while True:
             with self._lock:
-                if self._closed or len(self._workers) + self._starting >= self._target_size:
+                placed = sum(not w.long for w in self._workers)
+                if self._closed or placed + self._starting >= self._target_size:
                     return
                 self._starting += 1
             try:
@@ -223,7 +327,7 @@ class WorkerPool:
             finally:
                 with self._lock:
                     self._starting -= 1
-            self._idle.put(worker)
+            self._give(worker)
 
     def _retire(self, worker: _Worker) -> None:
         with self._lock:
