@@ -29,11 +29,9 @@ def _plain_list(x: Any) -> Any:
 
 def to_plain(t: torch.Tensor | None, max_numel: int = 1_000) -> Plain:
     """A number or nested list; a summary (shape, min, max, mean, head) past max_numel elements."""
-    if t is None:
+    if t is None or t.is_meta:  # a meta tensor has a shape but no values (.cpu() would raise)
         return None
     t = t.detach().cpu()
-    if t.is_meta:
-        return None
     if t.numel() <= max_numel:
         return _plain_list(t.tolist())
     flat = t.reshape(-1)
