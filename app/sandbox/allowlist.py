@@ -18,8 +18,8 @@ from torch.optim import lr_scheduler
 
 # torch.<name>: functions, dtypes and context managers.
 TORCH_FUNCTIONS = frozenset("""
-tensor as_tensor from_numpy zeros ones empty full rand randn randint randperm arange linspace
-logspace eye zeros_like ones_like empty_like full_like rand_like randn_like randint_like
+tensor as_tensor from_numpy zeros ones full rand randn randint randperm arange linspace
+logspace eye zeros_like ones_like full_like rand_like randn_like randint_like
 normal bernoulli multinomial
 abs neg exp exp2 log log2 log10 log1p expm1 sqrt rsqrt sin cos tan asin acos atan atan2 sinh cosh
 tanh asinh acosh atanh sigmoid relu erf erfc square reciprocal sign sgn floor ceil round trunc frac
@@ -45,6 +45,8 @@ e pi inf nan
 
 # Tensor methods and attributes. Off the list on purpose: storage and data pointers,
 # share_memory_/pin_memory, resize_/set_, apply_/map_, and everything starting with `_`.
+# torch.empty and its kin are off both lists: uninitialised memory can still hold the numbers of
+# the program that ran before in the same worker.
 TENSOR_ATTRIBUTES = frozenset("""
 grad grad_fn requires_grad is_leaf data shape dtype device ndim T mT H mH is_cuda retains_grad
 layout names real imag
@@ -54,7 +56,7 @@ clone contiguous to cpu cuda type type_as float double half bfloat16 int long bo
 view view_as reshape reshape_as flatten unflatten squeeze unsqueeze permute transpose t movedim
 swapaxes narrow select index_select gather scatter scatter_ scatter_add scatter_add_ masked_fill
 masked_fill_ masked_select where chunk split unbind flip roll diag diagonal tril triu trace
-expand expand_as repeat repeat_interleave tile new_tensor new_zeros new_ones new_full new_empty
+expand expand_as repeat repeat_interleave tile new_tensor new_zeros new_ones new_full
 abs abs_ neg neg_ exp exp_ log log_ log2 log10 log1p expm1 sqrt sqrt_ rsqrt sin cos tan asin acos
 atan atan2 sinh cosh tanh tanh_ sigmoid sigmoid_ relu relu_ erf square reciprocal sign floor ceil
 round trunc frac clamp clamp_ clip clip_ clamp_min clamp_max pow pow_ add add_ sub sub_ mul mul_
