@@ -69,15 +69,23 @@ eq ne lt le gt ge equal allclose isclose isnan isinf isfinite
 zero_ fill_ copy_ normal_ uniform_ bernoulli_ exponential_ random_ fill_diagonal_
 """.split())
 
-# Calls whose output can be far larger than their inputs: the interpreter runs them on the
-# meta device first (shapes only, no memory) and refuses them if the result is over the limit.
+# Calls whose output can be far larger than their inputs, by the names torch calls them with
+# (torch.x, Tensor.x and Tensor.__x__ alike, so also the ones torch calls for itself, such as
+# torch.empty inside nn.Linear): sizes.SizeGuard measures them on the meta device first (shapes
+# only, no memory) and refuses them if the result is over the limit.
 GROWING_CALLS = frozenset("""
 zeros ones empty full rand randn randint randperm arange linspace logspace eye normal
 zeros_like ones_like empty_like full_like rand_like randn_like randint_like
-matmul mm bmm mv outer inner addmm einsum tensordot kron cdist cross
+matmul rmatmul mm bmm mv outer inner addmm einsum tensordot kron cdist cross linear bilinear
 cat concat stack hstack vstack dstack meshgrid cartesian_prod combinations block_diag
-broadcast_to broadcast_tensors repeat_interleave tile diag diag_embed
-expand expand_as repeat new_zeros new_ones new_full new_empty one_hot pad
+broadcast_to broadcast_tensors repeat_interleave tile diag diag_embed index_select embedding
+expand expand_as repeat new_zeros new_ones new_full new_empty one_hot pad histc multinomial
+bincount
+""".split())
+
+# The calls among them that make a tensor from sizes alone; measured with device="meta".
+FACTORIES = frozenset("""
+zeros ones empty full rand randn randint randperm arange linspace logspace eye normal
 """.split())
 
 NN_CLASSES = frozenset("""

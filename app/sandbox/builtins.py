@@ -6,6 +6,7 @@ so `sum(range(10**15))` is refused by the step and size limits instead of tying 
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -13,6 +14,7 @@ from torch.autograd.gradcheck import GradcheckError
 
 from app.errors import Disallowed
 from app.sandbox import allowlist as al
+from app.sandbox import sizes
 
 if TYPE_CHECKING:
     from app.sandbox.evaluator import Evaluator
@@ -24,6 +26,9 @@ EXCEPTIONS: dict[str, type[BaseException]] = {
         GradcheckError,
     )
 }
+
+
+_ADD = ast.Add()
 
 
 def builtins_for(machine: Evaluator) -> dict[str, object]:
@@ -53,8 +58,16 @@ def builtins_for(machine: Evaluator) -> dict[str, object]:
             raise TypeError("sum()'s start must be a number or a tensor")
         total = start
         for item in take(iterable):
-            total = machine.track(total + item)
+            total = machine.binary(_ADD, total, item)  # the checks `total + item` would get
         return total
+
+    def str_(value: object = "") -> str:
+        sizes.check_text(value, machine.limits, machine.line)
+        return str(value)
+
+    def repr_(value: object) -> str:
+        sizes.check_text(value, machine.limits, machine.line)
+        return repr(value)
 
     def _extreme(pick: Any) -> Any:
         def extreme(*args: Any, **kwargs: Any) -> Any:
@@ -78,10 +91,10 @@ def builtins_for(machine: Evaluator) -> dict[str, object]:
                                  hint_key="hint.disallowed_name")
         return isinstance(obj, kinds)
 
-    wrapped: dict[Any, type] = {list_: list, tuple_: tuple, dict_: dict, set_: set}
+    wrapped: dict[Any, type] = {list_: list, tuple_: tuple, dict_: dict, set_: set, str_: str}
     return {
-        "abs": abs, "round": round, "float": float, "int": int, "bool": bool, "str": str,
-        "repr": repr, "len": len, "range": range, "zip": zip, "enumerate": enumerate,
+        "abs": abs, "round": round, "float": float, "int": int, "bool": bool, "str": str_,
+        "repr": repr_, "len": len, "range": range, "zip": zip, "enumerate": enumerate,
         "divmod": divmod, "None": None, "True": True, "False": False,
         "list": list_, "tuple": tuple_, "set": set_, "dict": dict_, "sorted": sorted_,
         "reversed": reversed_, "sum": sum_, "min": _extreme(min), "max": _extreme(max),

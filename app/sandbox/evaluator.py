@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import builtins as python_builtins
 import operator
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
@@ -12,7 +13,7 @@ import torch
 
 from app.errors import AppError, Disallowed, ProgramError, TooLarge
 from app.sandbox import allowlist as al
-from app.sandbox import guards
+from app.sandbox import guards, sizes
 from app.sandbox.builtins import EXCEPTIONS, builtins_for
 from app.sandbox.limits import Limits
 
@@ -66,6 +67,9 @@ class Scope:
             scope = scope.parent
         if name in machine.builtins:
             return machine.builtins[name]
+        if hasattr(python_builtins, name):  # open, eval, getattr, type, ...: say so plainly
+            raise Disallowed(f"'{name}' is not available in the lab", line=machine.line,
+                             hint_key="hint.disallowed_name")
         raise NameError(f"name '{name}' is not defined")
 
     def set(self, name: str, value: object) -> None:
@@ -87,6 +91,7 @@ def _callables(spaces: Iterable[al.Namespace]) -> set[int]:
     ids: set[int] = set()
     for space in spaces:
         ids.update(id(v) for v in space.members.values() if callable(v))
+        ids |= _callables(v for v in space.members.values() if isinstance(v, al.Namespace))
     return ids
 
 
@@ -129,7 +134,7 @@ class Evaluator:
         self.line: int | None = None
         self.stdout: list[str] = []
         self.stdout_bytes = 0
-        self.meter = guards.MemoryMeter(limits)
+        self.meter = sizes.MemoryMeter(limits)
         self.produced: dict[int, Any] = {}
         self.globals = Scope()
         self.functions = Functions(self)
@@ -138,7 +143,7 @@ class Evaluator:
         self._allowed_ids = _ALLOWED_IDS | {id(v) for v in self.builtins.values()}
 
     # hooks the subclass provides
-    def tick(self) -> None:
+    def tick(self, cost: int = 1) -> None:
         raise NotImplementedError
 
     def exec_block(self, body: list[ast.stmt], scope: Scope) -> None:
@@ -161,9 +166,9 @@ class Evaluator:
             raise Disallowed("bytes literals are not allowed", line=self.line,
                              hint_key="hint.disallowed_syntax")
         if isinstance(value, str):
-            guards.check_sequence(len(value), self.limits, self.line)
+            sizes.check_sequence(len(value), self.limits, self.line)
         elif isinstance(value, int):
-            guards.check_int(value, self.limits, self.line)
+            sizes.check_int(value, self.limits, self.line)
         return value
 
     def _name(self, node: ast.Name, scope: Scope) -> Any:
@@ -184,6 +189,7 @@ class Evaluator:
 
     def _unaryop(self, node: ast.UnaryOp, scope: Scope) -> Any:
         operand = self.eval(node.operand, scope)
+        guards.check_operand(operand, self.line)
         return self.track(_UNARY[type(node.op)](operand), type(node.op).__name__, (operand,))
 
     def _boolop(self, node: ast.BoolOp, scope: Scope) -> Any:
@@ -199,6 +205,10 @@ class Evaluator:
         result: Any = True
         for op, comparator in zip(node.ops, node.comparators, strict=True):
             right = self.eval(comparator, scope)
+            guards.check_operand(left, self.line)
+            guards.check_operand(right, self.line)
+            if isinstance(op, (ast.In, ast.NotIn)) and not _quick_membership(left, right):
+                right = self.materialize(right)  # `in` would walk it in C, unticked
             result = self.track(_COMPARE[type(op)](left, right))
             if not isinstance(result, torch.Tensor) and not result:
                 return result
@@ -215,7 +225,7 @@ class Evaluator:
                 items.extend(self.materialize(self.eval(node.value, scope)))
             else:
                 items.append(self.eval(node, scope))
-            guards.check_sequence(len(items), self.limits, self.line)
+            sizes.check_sequence(len(items), self.limits, self.line)
         return items
 
     def _list(self, node: ast.List, scope: Scope) -> list[Any]:
@@ -231,27 +241,31 @@ class Evaluator:
         result: dict[Any, Any] = {}
         for key, value in zip(node.keys, node.values, strict=True):
             if key is None:
-                result.update(self.eval(value, scope))
+                mapping = self.eval(value, scope)
+                if not isinstance(mapping, dict):
+                    raise TypeError(f"'{type(mapping).__name__}' object is not a mapping")
+                result.update(self.materialize(mapping.items()))
             else:
                 result[self.eval(key, scope)] = self.eval(value, scope)
-        guards.check_sequence(len(result), self.limits, self.line)
+            sizes.check_sequence(len(result), self.limits, self.line)
         return result
 
     def _joinedstr(self, node: ast.JoinedStr, scope: Scope) -> str:
         parts = []
         for value in node.values:
             parts.append(self.eval(value, scope))
-            guards.check_sequence(sum(map(len, parts)), self.limits, self.line)
-        return "".join(parts)
+            sizes.check_sequence(sum(map(len, parts)), self.limits, self.line)
+        return self.track("".join(parts))
 
     def _formatted(self, node: ast.FormattedValue, scope: Scope) -> str:
         value = self.eval(node.value, scope)
+        sizes.check_text(value, self.limits, self.line)
         if node.conversion in (ord("r"), ord("a")):
             value = repr(value)
         elif node.conversion == ord("s"):
             value = str(value)
         spec = "" if node.format_spec is None else self.eval(node.format_spec, scope)
-        guards.check_format_spec(spec, self.limits, self.line)
+        sizes.check_format_spec(spec, self.limits, self.line)
         return format(value, spec)
 
     def _lambda(self, node: ast.Lambda, scope: Scope) -> Any:
@@ -275,7 +289,7 @@ class Evaluator:
                         out.append((self.eval(node.key, inner), self.eval(node.value, inner)))
                     else:
                         out.append(self.eval(node.elt, inner))
-                    guards.check_sequence(len(out), self.limits, self.line)
+                    sizes.check_sequence(len(out), self.limits, self.line)
 
         loop(0)
         if isinstance(node, ast.DictComp):
@@ -302,63 +316,55 @@ class Evaluator:
     # --- shared machinery ----------------------------------------------------------------------
 
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """Call fn if the allow-list lets the program; measure what it would make first."""
+        """Call fn if the allow-list lets the program (sizes.SizeGuard measures torch's calls)."""
         guards.check_callable(fn, self._is_allowed, self.line)
         if self.functions.is_user_function(fn):
             return fn(*args, **kwargs)
-        self._precheck(fn, args, kwargs)
+        owner = getattr(fn, "__self__", None)
+        name = getattr(fn, "__name__", "call")
+        if isinstance(owner, (list, dict)) and name in ("extend", "update"):
+            # They would consume any iterable in C, unticked: zip(range(10**9), ...).
+            args = [a if isinstance(a, _SIZED) else self.materialize(a) for a in args]
         if self.recorder is not None and self.recorder.intercepts(fn):
             result = self.recorder.call(fn, args, kwargs, self.line or 0)
         else:
             result = fn(*args, **kwargs)
-        self_tensor = getattr(fn, "__self__", None)
-        inputs = (self_tensor, *args) if isinstance(self_tensor, torch.Tensor) else tuple(args)
-        return self.track(result, getattr(fn, "__name__", "call"), inputs)
+        if isinstance(owner, (list, dict)):
+            sizes.check_sequence(len(owner), self.limits, self.line)
+        inputs = (owner, *args) if isinstance(owner, torch.Tensor) else tuple(args)
+        return self.track(result, name, inputs)
 
     def _is_allowed(self, fn: object) -> bool:
         return id(fn) in self._allowed_ids or self.functions.is_user_function(fn)
 
-    def _precheck(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> None:
-        name = getattr(fn, "__name__", "")
-        if name in al.GROWING_CALLS:
-            guards.precheck_growing(fn, name, args, kwargs, self.limits, self.line)
-        elif fn is torch.tensor or fn is torch.as_tensor:
-            guards.nested_numel(args[0] if args else kwargs.get("data"), self.limits, self.line)
-        elif isinstance(fn, type) and issubclass(fn, torch.nn.Module) and "device" not in kwargs:
-            guards.precheck_module(fn, args, kwargs, self.limits, self.line)
-        tensors = [a for a in args if isinstance(a, torch.Tensor)]
-        self_tensor = getattr(fn, "__self__", None)
-        if isinstance(self_tensor, torch.Tensor):
-            tensors.append(self_tensor)
-        if len(tensors) > 1 and name not in al.GROWING_CALLS:
-            guards.check_broadcast(tensors, self.limits, self.line)
-
     def binary(self, op: ast.operator, a: Any, b: Any, inplace: bool = False) -> Any:
         symbol, plain, augmented = _BINARY[type(op)]
+        guards.check_operand(a, self.line)
+        guards.check_operand(b, self.line)
         if isinstance(a, int) and isinstance(b, int):
-            guards.check_int_op(symbol, a, b, self.limits, self.line)
+            sizes.check_int_op(symbol, a, b, self.limits, self.line)
         elif symbol == "%" and isinstance(a, str):
             raise Disallowed("'%' string formatting is not allowed; use an f-string",
                              line=self.line, hint_key="hint.disallowed_syntax")
-        elif isinstance(a, torch.Tensor) and isinstance(b, torch.Tensor):
-            if symbol == "@":
-                guards.check_numel(guards.matmul_numel(a, b), "a @ b", self.limits, self.line)
-            else:
-                guards.check_broadcast([a, b], self.limits, self.line)
-        else:
-            guards.check_sequence_op(symbol, a, b, self.limits, self.line)
+        elif inplace and isinstance(a, (list, dict)) and not isinstance(b, _SIZED):
+            b = self.materialize(b)  # list += and dict |= take any iterable, consumed in C
+        sizes.check_sequence_op(symbol, a, b, self.limits, self.line)
         return self.track((augmented if inplace else plain)(a, b), symbol, (a, b))
 
     def track(self, value: Any, op: str = "", inputs: tuple[Any, ...] = ()) -> Any:
-        """Check and record what an operation returned (tensors, and ints for their size)."""
+        """Check and record what an operation returned: tensors, ints for their size, and
+        strings and containers, whose items count as steps, so many big ones run out of them."""
         if isinstance(value, torch.Tensor):
             self._record(value, op, inputs)
-        elif isinstance(value, (tuple, list)) and len(value) <= 64:
-            for item in value:
-                if isinstance(item, torch.Tensor):
-                    self._record(item, op, inputs)
         elif type(value) is int:
-            guards.check_int(value, self.limits, self.line)
+            sizes.check_int(value, self.limits, self.line)
+        elif isinstance(value, _SIZED):
+            sizes.check_sequence(len(value), self.limits, self.line)
+            self.tick(len(value) // 8)
+            if isinstance(value, (tuple, list)) and len(value) <= 64:
+                for item in value:
+                    if isinstance(item, torch.Tensor):
+                        self._record(item, op, inputs)
         return value
 
     def _record(self, tensor: torch.Tensor, op: str, inputs: tuple[Any, ...]) -> None:
@@ -376,13 +382,21 @@ class Evaluator:
         if isinstance(obj, (al.Namespace, type)):
             raise Disallowed(f"'{type(obj).__name__}' cannot be indexed here", line=self.line,
                              hint_key="hint.disallowed_name")
-        return self.track(obj[key], "getitem", (obj,))
+        guards.check_operand(obj, self.line)
+        value = obj[key]
+        if isinstance(value, _SIZED) and not isinstance(key, slice):
+            return value  # an item the program already holds; only a slice makes a new one
+        return self.track(value, "getitem", (obj,))
 
     def set_item(self, obj: Any, key: Any, value: Any) -> None:
         if not isinstance(obj, (torch.Tensor, list, dict)):
             raise Disallowed(f"cannot assign items of '{type(obj).__name__}'", line=self.line,
                              hint_key="hint.disallowed_syntax")
+        if isinstance(obj, list) and isinstance(key, slice) and not isinstance(value, _SIZED):
+            value = self.materialize(value)  # xs[:] = range(10**9) would fill it in C
         obj[key] = value
+        if isinstance(obj, (list, dict)):
+            sizes.check_sequence(len(obj), self.limits, self.line)
 
     def assign(self, target: ast.expr, value: Any, scope: Scope) -> None:
         if isinstance(target, ast.Name):
@@ -432,7 +446,7 @@ class Evaluator:
         items: list[Any] = []
         for item in self.iterate(iterable):
             items.append(item)
-            guards.check_sequence(len(items), self.limits, self.line)
+            sizes.check_sequence(len(items), self.limits, self.line)
         return items
 
     def namespace(self, path: str) -> al.Namespace:
@@ -444,6 +458,7 @@ class Evaluator:
     def print(self, *args: object, sep: str = " ", end: str = "\n") -> None:
         if not isinstance(sep, str) or not isinstance(end, str):
             raise TypeError("print()'s sep and end must be strings")
+        sizes.check_text(args, self.limits, self.line)
         text = sep.join(map(str, args)) + end
         self.stdout_bytes += len(text.encode())
         if self.stdout_bytes > self.limits.stdout_bytes:
@@ -465,8 +480,18 @@ class Evaluator:
 
     def try_block(self, node: ast.Try, scope: Scope) -> None:
         try:
+            self._try_handlers(node, scope)
+        except _LIMITS:
+            raise  # not even a `finally: break` may swallow a limit
+        except BaseException:
+            self.exec_block(node.finalbody, scope)
+            raise
+        self.exec_block(node.finalbody, scope)
+
+    def _try_handlers(self, node: ast.Try, scope: Scope) -> None:
+        try:
             self.exec_block(node.body, scope)
-        except (AppError, ControlFlow, RecursionError, MemoryError):
+        except (*_LIMITS, ControlFlow):
             raise  # the limits hold whatever the program catches
         except Exception as exc:  # noqa: BLE001 - matched against the program's handlers
             for handler in node.handlers:
@@ -485,8 +510,20 @@ class Evaluator:
                 raise
         else:
             self.exec_block(node.orelse, scope)
-        finally:
-            self.exec_block(node.finalbody, scope)
+
+
+# Errors that end the program whatever it catches: the limits, and Python's own running out.
+_LIMITS = (AppError, RecursionError, MemoryError)
+
+# Values the sequence limit has measured. Anything else that `in`, `list +=`, `dict |=`,
+# `xs[:] =`, extend or update would walk in C (a range, zip(...), a tensor) is walked here first.
+_SIZED = (str, list, tuple, dict, set, frozenset)
+
+
+def _quick_membership(item: object, container: object) -> bool:
+    if isinstance(container, range):
+        return type(item) in (int, bool)  # otherwise range's `in` counts through every number
+    return isinstance(container, (*_SIZED, torch.Tensor))
 
 
 def _is_exception_type(kinds: object) -> bool:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from app.errors import Disallowed, TooLarge
+from app.errors import Disallowed, ProgramError, TooLarge
 from app.sandbox import guards
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ class UserFunction:
         return f"<function {self.__name__}>"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from app.sandbox.evaluator import Return, Scope
+        from app.sandbox.evaluator import Break, Continue, Return, Scope
 
         machine = self.machine
         if machine.depth >= machine.limits.recursion:
@@ -58,6 +58,10 @@ class UserFunction:
             return None
         except Return as result:
             return result.value
+        except (Break, Continue) as jump:  # ast.parse lets these through; Python's compiler doesn't
+            word = "break" if isinstance(jump, Break) else "continue"
+            raise ProgramError(f"SyntaxError: '{word}' outside loop", line=machine.line,
+                               hint_key="hint.syntax_error") from None
         finally:
             machine.depth -= 1
             machine.line = caller_line

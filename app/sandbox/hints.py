@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from app.errors import AppError, ProgramError, TooLarge
+from app.sandbox import sizes
 
 # (text in the exception's message, hint key): the tutorial's §5.3 mistakes first.
 _HINTS: tuple[tuple[str, str], ...] = (
@@ -20,15 +21,30 @@ _HINTS: tuple[tuple[str, str], ...] = (
 
 
 def from_exception(exc: BaseException, line: int | None) -> AppError:
-    """An AppError for exc, keeping torch's message word for word."""
+    """An AppError for exc, keeping torch's message word for word (cut at 2,000 characters)."""
     if isinstance(exc, AppError):
         return exc
-    message = f"{type(exc).__name__}: {exc}"
-    if isinstance(exc, MemoryError) or "out of memory" in str(exc):
+    text = _text(exc)
+    message = f"{type(exc).__name__}: {text}"
+    if isinstance(exc, MemoryError) or any(words in text for words in _OUT_OF_MEMORY):
         return TooLarge(message, line=line, hint_key="hint.too_large")
     if isinstance(exc, RecursionError):
         return TooLarge(message, line=line, hint_key="hint.recursion")
-    hint = next((key for text, key in _HINTS if text in str(exc)), None)
+    hint = next((key for words, key in _HINTS if words in text), None)
     if hint is None and isinstance(exc, NameError):
         hint = "hint.name_error"
     return ProgramError(message, line=line, hint_key=hint)
+
+
+# How torch says an allocation failed: CUDA's "out of memory", and on the CPU what the worker's
+# address-space limit makes malloc say.
+_OUT_OF_MEMORY = ("out of memory", "can't allocate memory", "Failed to allocate")
+_MESSAGE_CHARS = 2_000
+
+
+def _text(exc: BaseException) -> str:
+    # str(KeyError(key)) is repr(key), which can be a value far too big to write out.
+    if sizes.text_size(exc.args, _MESSAGE_CHARS) > _MESSAGE_CHARS:
+        return "(the value in this message is too long to show)"
+    text = str(exc)
+    return text if len(text) <= _MESSAGE_CHARS else text[:_MESSAGE_CHARS] + "..."

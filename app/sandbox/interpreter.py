@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from app.errors import AppError, Disallowed, ProgramError, Timeout, TooLarge
-from app.sandbox import guards, hints
+from app.sandbox import guards, hints, sizes
 from app.sandbox.evaluator import (
     Break,
     Continue,
@@ -63,8 +63,9 @@ def run_program(code: str, *, limits: Limits, device: torch.device | None = None
     machine = _Machine(limits, recorder)
     grad_enabled = torch.is_grad_enabled()
     _seed(seed)
+    guard = sizes.SizeGuard(limits, machine.meter, lambda: machine.line)
     try:
-        with _on(device), recorder or nullcontext():
+        with _on(device), recorder or nullcontext(), guard:
             machine.exec_block(tree.body, machine.globals)
     except BaseException as exc:  # noqa: BLE001 - every failure of the program becomes a 4xx
         error = _app_error(exc, machine.error_line or machine.line)
@@ -106,8 +107,8 @@ def _execution(machine: _Machine) -> Execution:
 
 
 def parse(code: str, limits: Limits) -> ast.Module:
-    """The program's syntax tree, once its size and nesting are within the limits."""
-    size = len(code.encode())
+    """The program's syntax tree, once its size, nesting and text are within the limits."""
+    size = len(code.encode(errors="surrogatepass"))
     if size > limits.program_bytes:
         raise TooLarge(f"the program is {size} bytes; the limit is {limits.program_bytes}",
                        hint_key="hint.program_too_large")
@@ -116,6 +117,8 @@ def parse(code: str, limits: Limits) -> ast.Module:
     except SyntaxError as exc:
         raise ProgramError(f"SyntaxError: {exc.msg}", line=exc.lineno,
                            hint_key="hint.syntax_error") from None
+    except ValueError as exc:  # a NUL byte, or a lone surrogate the parser cannot encode
+        raise ProgramError(f"SyntaxError: {exc}", hint_key="hint.syntax_error") from None
     except (RecursionError, MemoryError):
         raise TooLarge("the program is nested too deeply", hint_key="hint.recursion") from None
     stack: list[tuple[ast.AST, int]] = [(tree, 0)]
@@ -124,8 +127,19 @@ def parse(code: str, limits: Limits) -> ast.Module:
         if depth > 100:
             raise TooLarge("the program is nested more than 100 levels deep",
                            line=getattr(node, "lineno", None), hint_key="hint.recursion")
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            _check_text(node.value, node.lineno)
         stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
     return tree
+
+
+def _check_text(value: str, line: int) -> None:
+    """A string must be text: "\\ud800" (a lone surrogate) could not be printed or sent as JSON."""
+    try:
+        value.encode()
+    except UnicodeEncodeError:
+        raise ProgramError("a string holds a lone surrogate such as \\ud800, which is not text",
+                           line=line, hint_key="hint.syntax_error") from None
 
 
 class _Machine(Evaluator):
@@ -134,15 +148,18 @@ class _Machine(Evaluator):
     def __init__(self, limits: Limits, recorder: Recorder | None) -> None:
         super().__init__(limits, recorder)
         self.deadline = time.monotonic() + limits.wall_seconds
+        self.next_clock = 0  # the step at which to look at the clock again
 
-    def tick(self) -> None:
-        self.steps += 1
+    def tick(self, cost: int = 1) -> None:
+        self.steps += cost
         if self.steps > self.limits.steps:
             raise Timeout(f"the program took more than {self.limits.steps:,} steps",
                           line=self.line, hint_key="hint.steps")
-        if self.steps & 255 == 0 and time.monotonic() > self.deadline:
-            raise Timeout(f"the program ran longer than {self.limits.wall_seconds:g} s",
-                          line=self.line, hint_key="hint.timeout")
+        if self.steps >= self.next_clock:  # a step can be one big tensor op: look often
+            self.next_clock = self.steps + 16
+            if time.monotonic() > self.deadline:
+                raise Timeout(f"the program ran longer than {self.limits.wall_seconds:g} s",
+                              line=self.line, hint_key="hint.timeout")
 
     def exec_block(self, body: list[ast.stmt], scope: Scope) -> None:
         for stmt in body:

@@ -1,0 +1,331 @@
+"""Size checks: integers, sequences, text, and every tensor a program's torch calls would make.
+
+The tensor checks sit in one place, a TorchFunctionMode (`SizeGuard`), because torch is called
+from more places than the interpreter sees: nn layers call F.linear, `sorted` compares tensors,
+`x in xs` calls Tensor.__eq__, optimizers make their state. Each call is measured on the meta
+device (shapes, no memory) before it runs, and what it returns is counted against the limits.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy
+import torch
+import torch._dynamo  # noqa: F401 - see below
+from torch.overrides import TorchFunctionMode
+
+from app.errors import TooLarge
+from app.sandbox import allowlist as al
+from app.sandbox.limits import Limits
+
+# The meta device's Python kernels import torch._dynamo (800 modules, 2-4 s) on first use. Imported
+# here, it is in the workers' forkserver already, and no program's first check pays for it.
+
+# --- Python values -----------------------------------------------------------------------------
+
+
+def check_int(value: int, limits: Limits, line: int | None) -> int:
+    if value.bit_length() > limits.int_bits:
+        raise TooLarge(f"integer with {value.bit_length()} bits; the limit is {limits.int_bits}",
+                       line=line, hint_key="hint.int_too_large")
+    return value
+
+
+def check_int_op(op: str, a: int, b: int, limits: Limits, line: int | None) -> None:
+    """Refuse integer arithmetic whose result would be too big, before computing it."""
+    bits = 0.0
+    if op == "**" and b > 0 and abs(a) > 1:
+        bits = b * math.log2(abs(a))
+    elif op == "*":
+        bits = a.bit_length() + b.bit_length()
+    elif op == "<<" and b > 0:
+        bits = a.bit_length() + b
+    if bits > limits.int_bits:
+        raise TooLarge(f"{a.bit_length()}-bit {op} would make an integer of about {bits:.3g} "
+                       f"bits; the limit is {limits.int_bits}", line=line,
+                       hint_key="hint.int_too_large")
+
+
+def check_sequence(length: int, limits: Limits, line: int | None) -> None:
+    if length > limits.sequence_len:
+        raise TooLarge(f"a string or list of {length} items; the limit is {limits.sequence_len}",
+                       line=line, hint_key="hint.sequence_too_large")
+
+
+def check_sequence_op(op: str, a: object, b: object, limits: Limits, line: int | None) -> None:
+    """Refuse repetition and concatenation of strings, lists, tuples and dicts past the limit."""
+    seq = (str, list, tuple, bytes)
+    if op == "*" and isinstance(a, seq) and isinstance(b, int):
+        check_sequence(len(a) * max(b, 0), limits, line)
+    elif op == "*" and isinstance(b, seq) and isinstance(a, int):
+        check_sequence(len(b) * max(a, 0), limits, line)
+    elif op in ("+", "|") and isinstance(a, (*seq, dict)) and isinstance(b, (*seq, dict, set)):
+        check_sequence(len(a) + len(b), limits, line)
+
+
+_SPEC_NUMBER = re.compile(r"\d+")
+
+
+def check_format_spec(spec: str, limits: Limits, line: int | None) -> None:
+    """An f-string width or precision allocates that many characters: bound it."""
+    for number in _SPEC_NUMBER.findall(spec):
+        if len(number) > 6 or int(number) > 1000:
+            raise TooLarge(f"format width {number} is over 1000", line=line,
+                           hint_key="hint.sequence_too_large")
+
+
+def text_size(value: object, budget: int) -> int:
+    """About how many characters str(value) makes, counted only up to budget.
+
+    .. note:: `[s] * n` holds one string n times, and str() writes it n times, so the walk
+       counts with repetition (as repr does) and stops once it passes the budget.
+    """
+    total = 0
+    stack: list[tuple[object, bool]] = [(value, False)]
+    inside: set[int] = set()  # containers on the current path: repr prints these as [...]
+    while stack and total <= budget:
+        item, leaving = stack.pop()
+        if leaving:
+            inside.discard(id(item))
+        elif isinstance(item, str):
+            total += len(item) + 2
+        elif isinstance(item, (list, tuple, set, frozenset, dict)):
+            if id(item) in inside:
+                total += 5
+                continue
+            parts = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            total += 2 + 2 * len(parts)
+            if total <= budget:
+                inside.add(id(item))
+                stack.append((item, True))
+                stack.extend((part, False) for part in parts)
+        elif isinstance(item, (torch.Tensor, numpy.ndarray)):
+            total += 40 + 16 * _printed_elements(tuple(item.shape))
+        else:
+            total += 24
+    return total
+
+
+def _printed_elements(shape: tuple[int, ...]) -> int:
+    # torch and NumPy print every element up to 1000, and past that 3 from each end of each dim.
+    numel = math.prod(shape)
+    return numel if numel <= 1000 else math.prod(min(size, 6) for size in shape)
+
+
+def check_text(value: object, limits: Limits, line: int | None) -> None:
+    """Refuse str() of a value whose text would be longer than the sequence limit."""
+    size = text_size(value, limits.sequence_len)
+    if size > limits.sequence_len:
+        raise TooLarge(f"the text of this value would be longer than {limits.sequence_len:,} "
+                       "characters", line=line, hint_key="hint.sequence_too_large")
+
+
+# --- tensors -----------------------------------------------------------------------------------
+
+
+def check_numel(numel: int, what: str, limits: Limits, line: int | None) -> None:
+    if numel > limits.tensor_numel:
+        raise TooLarge(f"{what} would have {numel:,} elements; the limit is "
+                       f"{limits.tensor_numel:,}", line=line, hint_key="hint.too_large")
+
+
+def check_broadcast(tensors: Sequence[torch.Tensor], limits: Limits, line: int | None) -> None:
+    """Refuse an elementwise op whose broadcast result is too big: ones(n, 1) * ones(1, n)."""
+    shape: list[int] = []
+    for t in tensors:
+        dims = list(t.shape)
+        if len(dims) > len(shape):
+            shape = [1] * (len(dims) - len(shape)) + shape
+        offset = len(shape) - len(dims)
+        for i, size in enumerate(dims):
+            here = shape[offset + i]
+            if size != here and 1 not in (size, here):
+                return  # not broadcastable: torch raises its own error
+            shape[offset + i] = max(size, here) if 0 not in (size, here) else 0
+    check_numel(math.prod(shape), "the result", limits, line)
+
+
+def nested_numel(data: object, limits: Limits, line: int | None) -> None:
+    """torch.tensor([[0] * n] * n) is n² elements from a list of n: measure before converting."""
+    numel, level = 1, data
+    while isinstance(level, (list, tuple, range)):
+        numel *= len(level)
+        if not level:
+            return
+        level = level[0]
+    if isinstance(level, torch.Tensor):
+        numel *= level.numel()
+    check_numel(numel, "torch.tensor(...)", limits, line)
+
+
+def _to_meta(value: object, scalars: bool = False) -> object:
+    """value with its tensors on the meta device; with scalars, 0-dim tensors become numbers."""
+    if isinstance(value, torch.Tensor):
+        if scalars and value.dim() == 0 and not value.is_meta:
+            return value.item()
+        return value.detach().to("meta")
+    if isinstance(value, (list, tuple)):
+        return type(value)(_to_meta(v, scalars) for v in value)
+    return value
+
+
+def _at(args: Sequence[Any], kwargs: dict[str, Any], i: int, name: str,
+        default: Any = None) -> Any:
+    return args[i] if len(args) > i else kwargs.get(name, default)
+
+
+def _largest(t: Any) -> int:
+    return int(t.max()) if isinstance(t, torch.Tensor) and t.numel() else 0
+
+
+def _one_hot(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
+    classes = int(_at(args, kwargs, 1, "num_classes", -1))
+    return args[0].numel() * (classes if classes >= 0 else _largest(args[0]) + 1)
+
+
+def _bincount(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
+    return max(_largest(args[0]) + 1, int(_at(args, kwargs, 2, "minlength", 0)))
+
+
+def _repeat_interleave(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
+    repeats = _at(args, kwargs, 1, "repeats")
+    if repeats is None:  # torch.repeat_interleave(repeats)
+        return int(args[0].sum())
+    most = _largest(repeats) if isinstance(repeats, torch.Tensor) else int(repeats)
+    return most * args[0].numel()
+
+
+def _combinations(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
+    r = int(_at(args, kwargs, 1, "r", 2))
+    return math.comb(args[0].numel(), r) * r
+
+
+# Calls whose output size depends on the values in a tensor, which the meta device cannot see.
+_DATA_DEPENDENT: dict[str, Callable[[Sequence[Any], dict[str, Any]], int]] = {
+    "one_hot": _one_hot, "bincount": _bincount, "repeat_interleave": _repeat_interleave,
+    "combinations": _combinations,
+}
+
+
+def _growing_numel(func: Callable[..., object], name: str, args: Sequence[Any],
+                   kwargs: dict[str, Any]) -> int:
+    """How many elements func(*args, **kwargs) would make, measured without making them."""
+    estimate = _DATA_DEPENDENT.get(name)
+    if estimate is not None and not any(isinstance(a, torch.Tensor) and a.is_meta for a in args):
+        return estimate(args, kwargs)
+    factory = name in al.FACTORIES
+    meta_args = [_to_meta(a, factory) for a in args]
+    meta_kwargs = {k: _to_meta(v, factory) for k, v in kwargs.items()}
+    if factory:
+        meta_kwargs["device"] = "meta"
+    result = func(*meta_args, **meta_kwargs)
+    results = result if isinstance(result, (list, tuple)) else (result,)
+    return sum(r.numel() for r in results if isinstance(r, torch.Tensor))
+
+
+def _pieces(name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> int:
+    """How many tensors split, chunk, tensor_split or unbind would return."""
+    x = args[0]
+    dim = int(_at(args, kwargs, 1 if name == "unbind" else 2, "dim", 0))
+    size = x.shape[dim] if x.dim() else 1
+    if name == "unbind":
+        return size
+    sections = args[1] if len(args) > 1 else next(v for k, v in kwargs.items() if k != "dim")
+    if not isinstance(sections, int):
+        return len(sections) + 1
+    if name == "split":
+        return -(-size // max(sections, 1))
+    return min(sections, size) if name == "chunk" else sections
+
+
+_SPLITS = frozenset("split chunk tensor_split unbind".split())
+
+
+def _advanced_index(key: object) -> bool:
+    parts = key if isinstance(key, tuple) else (key,)
+    return any(isinstance(p, (torch.Tensor, list)) for p in parts)
+
+
+class MemoryMeter:
+    """Bytes held by the program's live tensors, so one program cannot take the worker's memory."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self.live = 0
+        self._seen: weakref.WeakValueDictionary[int, torch.Tensor] = weakref.WeakValueDictionary()
+
+    def add(self, t: torch.Tensor, line: int | None) -> None:
+        check_numel(t.numel(), "this tensor", self.limits, line)
+        if t._base is not None or t.is_meta or id(t) in self._seen:
+            return  # a view shares its base's memory
+        nbytes = t.numel() * t.element_size()
+        self._seen[id(t)] = t
+        self.live += nbytes
+        weakref.finalize(t, self._free, nbytes)
+        if self.live > self.limits.tensor_memory_bytes:
+            raise TooLarge(f"the program's tensors hold {self.live / 2**20:.0f} MiB; the limit is "
+                           f"{self.limits.tensor_memory_bytes / 2**20:.0f} MiB", line=line,
+                           hint_key="hint.too_large")
+
+    def _free(self, nbytes: int) -> None:
+        self.live -= nbytes
+
+
+class SizeGuard(TorchFunctionMode):
+    """Measures every torch call made while a program runs, before it runs, and meters its result.
+
+    .. note:: torch pops a mode while its handler runs, so the meta-device measuring below does
+       not come back here; torch's own internals inside one call are not seen, only its inputs
+       and what it returns.
+    """
+
+    def __init__(self, limits: Limits, meter: MemoryMeter, line: Callable[[], int | None]) -> None:
+        super().__init__()
+        self.limits = limits
+        self.meter = meter
+        self.line = line
+
+    def __torch_function__(self, func: Callable[..., Any], types: object,
+                           args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None) -> Any:
+        kwargs = kwargs or {}
+        name = getattr(func, "__name__", "").strip("_")  # Tensor.__matmul__ is matmul's
+        line = self.line()
+        self._measure(func, name, args, kwargs, line)
+        result = func(*args, **kwargs)
+        for t in result if isinstance(result, (list, tuple)) else (result,):
+            if isinstance(t, torch.Tensor):
+                self.meter.add(t, line)
+        return result
+
+    def _measure(self, func: Callable[..., Any], name: str, args: Sequence[Any],
+                 kwargs: dict[str, Any], line: int | None) -> None:
+        limits = self.limits
+        if name in al.GROWING_CALLS or (name == "getitem" and _advanced_index(args[1])):
+            try:
+                numel = _growing_numel(func, name, args, kwargs)
+            except Exception:  # noqa: BLE001 - torch reports the real error when the call runs
+                return
+            check_numel(numel, f"{name}(...)", limits, line)
+        elif name in ("tensor", "as_tensor"):
+            nested_numel(_at(args, kwargs, 0, "data"), limits, line)
+        elif name == "new_tensor":
+            nested_numel(_at(args, kwargs, 1, "data"), limits, line)
+        elif name == "setitem" and isinstance(args[2], (list, tuple)):
+            nested_numel(args[2], limits, line)
+        elif name == "tolist":
+            check_sequence(args[0].numel(), limits, line)
+        elif name in _SPLITS:
+            try:
+                pieces = _pieces(name, args, kwargs)
+            except Exception:  # noqa: BLE001 - torch reports the real error when the call runs
+                return
+            check_sequence(pieces, limits, line)
+        else:
+            tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
+            if len(tensors) > 1:
+                check_broadcast(tensors, limits, line)
