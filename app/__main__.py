@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import uvicorn
 
-from app.settings import get_settings
+from app.settings import load_settings
 
 
 def main() -> None:
-    settings = get_settings()
+    settings = load_settings()
     # An import string, not the app object: uvicorn needs it to start more than one worker.
     uvicorn.run("app.main:app", host=settings.host, port=settings.port, workers=settings.workers)
 

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def get_pool(request: Request) -> WorkerPool:
+async def get_pool(request: Request) -> WorkerPool:  # async: no thread hop
     pool: WorkerPool = request.app.state.pool
     return pool
 

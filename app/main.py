@@ -17,7 +17,7 @@ from app import i18n
 from app.deps import ROOT
 from app.errors import AppError
 from app.routes import graph, home
-from app.settings import get_settings
+from app.settings import load_settings
 
 logger = logging.getLogger(__name__)
 
@@ -30,7 +30,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     # machinery: the pool exists only while the server runs.
     from app.sandbox.workers import WorkerPool
 
-    settings = get_settings()
+    settings = load_settings()
     pool = WorkerPool(
         settings.sandbox_workers,
         memory_mb=settings.worker_memory_mb,

@@ -128,5 +128,15 @@ class Settings(BaseSettings):
 
 
 @lru_cache
-def get_settings() -> Settings:
+def load_settings() -> Settings:
+    """The settings, read from the environment once: for code that starts the server."""
     return Settings()
+
+
+async def get_settings() -> Settings:
+    """The settings for routes, as `Depends(get_settings)`; tests override this one.
+
+    async because FastAPI runs a plain-def dependency in its threadpool: a thread hop
+    that cost more than the /healthz request itself.
+    """
+    return load_settings()
