@@ -126,6 +126,13 @@ class Phase:
     benign_errors: Counter[int]  # status -> count; 0 is a failed connection
     hostile: Counter[tuple[str, int]]  # (kind, status) -> count
     client_cpu: float  # of one core
+    server_ms: float  # CPU per request of the uvicorn process
+    sandbox_ms: float  # CPU per request of the sandbox workers (and their forkserver)
+    others: float  # cores that processes outside this bench kept busy meanwhile
+
+    def cpu_text(self) -> str:
+        return (f"CPU per request: server {self.server_ms:.2f} ms + sandbox "
+                f"{self.sandbox_ms:.2f} ms; other processes kept {self.others:.1f} cores busy")
 
     def errors_text(self) -> str:
         total = sum(self.benign_errors.values())
@@ -133,7 +140,41 @@ class Phase:
         return f"{total} errors" + (f" ({detail})" if detail else "")
 
 
-def _load(port: int, clients: int, seconds: float, hostile_every: int) -> Phase:
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _session_cpu(server: int) -> tuple[float, float]:
+    """CPU seconds of the server process, and of the rest of its session (the sandbox).
+
+    Workers that have exited count through their parent's cutime/cstime once it reaped them.
+    """
+    own = rest = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # it exited meanwhile
+        if int(fields[3]) != server:  # the session id: the server leads its own session
+            continue
+        utime, stime, cutime, cstime = (int(f) / _TICK for f in fields[11:15])
+        if int(entry) == server:
+            own += utime + stime
+        else:
+            rest += utime + stime + cutime + cstime
+    return own, rest
+
+
+def _machine_busy() -> float:
+    """CPU seconds the whole machine has spent busy since boot."""
+    with open("/proc/stat") as file:
+        values = [int(v) for v in file.readline().split()[1:]]
+    return (sum(values) - values[3] - values[4]) / _TICK  # less idle and iowait
+
+
+def _load(port: int, clients: int, seconds: float, hostile_every: int, server: int) -> Phase:
     """Run one load phase; the rate counts requests finished before the deadline."""
     kinds = list(HOSTILE)
     benign = loadgen.body(S2)
@@ -146,8 +187,13 @@ def _load(port: int, clients: int, seconds: float, hostile_every: int) -> Phase:
         return "benign", benign
 
     cpu, start = time.process_time(), time.monotonic()
+    (own, rest), busy = _session_cpu(server), _machine_busy()
     outcomes, deadline = loadgen.run(loadgen.load(port, clients, seconds, pick))
     cpu = time.process_time() - cpu
+    own, rest = (after - before for after, before in zip(_session_cpu(server), (own, rest),
+                                                         strict=True))
+    busy = _machine_busy() - busy
+    elapsed = time.monotonic() - start
     done = [o for o in outcomes if o.started + o.seconds <= deadline]
     ok = [o.seconds for o in outcomes if o.kind == "benign" and o.status == 200]
     return Phase(
@@ -157,7 +203,10 @@ def _load(port: int, clients: int, seconds: float, hostile_every: int) -> Phase:
         benign_errors=Counter(o.status for o in outcomes
                               if o.kind == "benign" and o.status != 200),
         hostile=Counter((o.kind, o.status) for o in outcomes if o.kind != "benign"),
-        client_cpu=cpu / (time.monotonic() - start),
+        client_cpu=cpu / elapsed,
+        server_ms=own / len(outcomes) * 1e3,
+        sandbox_ms=rest / len(outcomes) * 1e3,
+        others=(busy - own - rest - cpu) / elapsed,
     )
 
 
@@ -183,7 +232,7 @@ def main() -> None:
     with tempfile.TemporaryFile("w+") as log:
         server = _start_server(port, log)
         try:
-            _run_http(port, args, summary)
+            _run_http(port, server.pid, args, summary)
         except BaseException:
             _stop(server)
             log.seek(0)
@@ -196,7 +245,8 @@ def main() -> None:
         print(f"  {line}")
 
 
-def _run_http(port: int, args: argparse.Namespace, summary: list[str]) -> None:
+def _run_http(port: int, server: int, args: argparse.Namespace,
+              summary: list[str]) -> None:
     graph = ("POST", "/api/graph", loadgen.body(S2))
     health = ("GET", "/healthz", b"")
     loadgen.run(loadgen.sequential(port, [graph, health], 30))  # warm up
@@ -207,24 +257,24 @@ def _run_http(port: int, args: argparse.Namespace, summary: list[str]) -> None:
           f"= {ratio:.2f}x (target <= 4x) {_verdict(ratio <= 4)}", flush=True)
     summary.append(f"HTTP p50 graph / healthz   {ratio:7.2f}x  (<= 4x)    {_verdict(ratio <= 4)}")
 
-    _load(port, args.clients, 2.0, 0)  # warm up every worker and connection
-    calm = _load(port, args.clients, args.seconds, 0)
+    _load(port, args.clients, 2.0, 0, server)  # warm up every worker and connection
+    calm = _load(port, args.clients, args.seconds, 0, server)
     ok = calm.rps >= 200 and not calm.benign_errors
     print(f"3. {args.clients} clients on S2 for {args.seconds:g} s: {calm.rps:.0f} requests/s, "
           f"{calm.errors_text()}, p50 {calm.p50 * 1e3:.0f} ms, p99 {calm.p99 * 1e3:.0f} ms; "
           f"the client used {calm.client_cpu:.0%} of a core (target >= 200/s, 0 errors) "
-          f"{_verdict(ok)}", flush=True)
+          f"{_verdict(ok)}\n   {calm.cpu_text()}", flush=True)
     summary.append(f"requests/s, 50 clients     {calm.rps:7.0f}/s  (>= 200/s) {_verdict(ok)}"
                    f"   {calm.errors_text()}, client {calm.client_cpu:.0%} of a core")
 
-    attack = _load(port, args.clients, args.seconds, 10)
+    attack = _load(port, args.clients, args.seconds, 10, server)
     refused = all(400 <= status < 500 for _, status in attack.hostile)
     ratio = attack.p99 / calm.p99
     ok = ratio <= 2 and refused and not attack.benign_errors
     print(f"4. 10% hostile: {attack.rps:.0f} requests/s; benign p50 {calm.p50 * 1e3:.0f} -> "
           f"{attack.p50 * 1e3:.0f} ms, p99 {calm.p99 * 1e3:.0f} -> {attack.p99 * 1e3:.0f} ms "
           f"= {ratio:.2f}x calm (target <= 2x), benign {attack.errors_text()}; the client "
-          f"used {attack.client_cpu:.0%} of a core")
+          f"used {attack.client_cpu:.0%} of a core\n   {attack.cpu_text()}")
     for (kind, status), count in sorted(attack.hostile.items()):
         print(f"   hostile {kind:7s} -> {status}: {count}")
     print(f"   every hostile request refused with a 4xx: {refused}  {_verdict(ok)}", flush=True)
