@@ -1,7 +1,13 @@
 from __future__ import annotations
 
+import json
+import re
+from typing import Any
+
 from fastapi.testclient import TestClient
 from helpers import assert_error
+
+from app.lessons import LESSONS
 
 
 def test_healthz_answers_ok_with_the_live_sandbox_worker_count(client: TestClient) -> None:
@@ -48,3 +54,51 @@ def test_i18n_json_is_served_from_static(client: TestClient) -> None:
 def test_large_responses_are_gzipped(client: TestClient) -> None:
     response = client.get("/static/i18n/en.json", headers={"Accept-Encoding": "gzip"})
     assert response.headers["content-encoding"] == "gzip"
+
+
+def _page_data(html: str) -> dict[str, Any]:
+    match = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', html, re.S)
+    assert match, "the page has no page-data"
+    data: dict[str, Any] = json.loads(match.group(1))
+    return data
+
+
+def test_front_door_is_the_graph_lab_with_every_lesson_in_its_page_data(client: TestClient) -> None:
+    html = client.get("/").text
+    data = _page_data(html)
+    assert data["lang"] == "en"
+    assert data["strings"]["graph.run"] == "Run"
+    assert set(data["lessons"]) == set(LESSONS)
+    assert data["lessons"]["S2"]["program"] == LESSONS["S2"].program
+    for lesson in LESSONS.values():
+        assert f'<option value="{lesson.id}">§{lesson.section} {lesson.id} · ' in html
+    assert "graph.js" in html and 'type="module"' in html
+
+
+def test_graph_lab_in_chinese_titles_its_examples_in_chinese(client: TestClient) -> None:
+    html = client.get("/?lang=zh-CN").text
+    assert f"S2 · {LESSONS['S2'].title_zh}" in html
+    assert _page_data(html)["strings"]["graph.run"] == "运行"
+
+
+def test_graph_path_redirects_to_the_front_door_keeping_the_language(client: TestClient) -> None:
+    response = client.get("/graph?lang=zh-CN", follow_redirects=False)
+    assert response.status_code == 308
+    assert response.headers["location"] == "/?lang=zh-CN"
+
+
+def test_plotly_js_is_the_pinned_wheels_own_and_cacheable(client: TestClient) -> None:
+    response = client.get("/vendor/plotly.min.js")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/javascript")
+    assert "max-age" in response.headers["cache-control"]
+    assert "plotly.js v4.1.1" in response.text[:200]
+
+
+def test_every_script_and_style_of_the_lab_is_served_by_the_app_itself(client: TestClient) -> None:
+    html = client.get("/").text
+    urls = re.findall(r'<(?:script|link)[^>]+(?:src|href)="([^"]+)"', html)
+    assert len(urls) >= 8
+    for url in urls:
+        assert url.startswith(("/", "http://testserver/")), f"{url}: classrooms are offline"
+        assert client.get(url).status_code == 200, url

@@ -1,0 +1,101 @@
+// From the API's graph to positioned boxes: hide clutter, fold module calls, lay out with dagre.
+// Pure functions over plain data; `dagre` is the vendored global.
+
+import { fmt, nodeName, opShort } from "./steps.js";
+
+// Ops that only reshape or re-view a tensor: bookkeeping a learner can hide.
+const VIEW_OPS = new Set([
+  "ViewBackward0", "ReshapeAliasBackward0", "UnsafeViewBackward0", "TBackward0", "TransposeBackward0",
+  "PermuteBackward0", "ExpandBackward0", "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2",
+  "UnsqueezeBackward0", "AsStridedBackward0", "AliasBackward0", "CloneBackward0",
+]);
+
+export const moduleKey = (node) => (node.module ? node.module.split(".")[0] : null);
+
+// The nodes and edges to draw: each visible API node, or one box per folded module call.
+export function buildView(graph, { simple = false, expanded = new Set() } = {}) {
+  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
+  const hidden = (n) => simple && (n.kind === "const" || (n.kind === "op" && VIEW_OPS.has(n.op)));
+  // The box a node is drawn in: its own, or its folded module call's.
+  const boxOf = (id) => {
+    const key = byId.has(id) ? moduleKey(byId.get(id)) : null;
+    return key && !expanded.has(key) ? `module:${key}` : id;
+  };
+  const inputs = new Map();
+  for (const e of graph.edges) {
+    if (!inputs.has(e.target)) inputs.set(e.target, []);
+    inputs.get(e.target).push(e);
+  }
+  // A hidden node passes its own inputs through to its consumers.
+  const shown = new Map();
+  const visibleSources = (id, kind) => {
+    const n = byId.get(id);
+    if (!n) return [];
+    if (!hidden(n)) return [{ id, kind }];
+    if (n.kind === "const") return [];
+    const key = id + kind;
+    if (!shown.has(key)) {
+      shown.set(key, []);
+      shown.set(key, (inputs.get(id) ?? []).flatMap((e) => visibleSources(e.source, e.kind === "data" ? kind : e.kind)));
+    }
+    return shown.get(key);
+  };
+  const nodes = new Map();
+  for (const n of graph.nodes) {
+    if (hidden(n)) continue;
+    const id = boxOf(n.id);
+    if (id === n.id) nodes.set(id, { id, kind: n.kind, members: [n.id], node: n });
+    else if (nodes.has(id)) nodes.get(id).members.push(n.id);
+    else nodes.set(id, { id, kind: "module", module: moduleKey(n), members: [n.id], node: null });
+  }
+  const edges = new Map();
+  for (const e of graph.edges) {
+    const target = byId.get(e.target);
+    if (!target || hidden(target)) continue;
+    for (const s of visibleSources(e.source, e.kind)) {
+      const source = boxOf(s.id);
+      const t = boxOf(target.id);
+      if (source === t) continue;
+      const key = `${source}>${t}>${s.kind}`;
+      if (!edges.has(key)) edges.set(key, { source, target: t, kind: s.kind, members: [] });
+      edges.get(key).members.push([s.id, e.target]);
+    }
+  }
+  return { nodes: [...nodes.values()], edges: [...edges.values()], boxOf, hidden: (id) => hidden(byId.get(id)) };
+}
+
+// The text in a box: the learner's name and value, and the op that made it.
+export function labelLines(vnode) {
+  if (vnode.kind === "module") return [vnode.module, `▸ ${vnode.members.length}`];
+  const n = vnode.node;
+  if (n.kind === "const") return [n.name ? `${n.name} = ${fmt(n.value, 2)}` : fmt(n.value, 2)];
+  const lines = [n.name ? `${n.name} = ${fmt(n.value, 2)}` : (n.kind === "op" ? opShort(n.op) : nodeName(n))];
+  if (n.kind === "op" && n.name) lines.push(opShort(n.op));
+  else if (n.kind === "op" && n.value !== null && n.value !== undefined) lines.push(fmt(n.value, 2));
+  return lines;
+}
+
+const CHAR = 7;     // px per character at the 11px label font, at zoom 1
+const LINE = 15;
+
+export function layoutView(view, rankdir = "LR") {
+  const g = new dagre.graphlib.Graph({ multigraph: true });
+  // ranksep leaves room under a leaf for the "grad …" note the stepper adds.
+  g.setGraph({ rankdir, nodesep: 24, ranksep: 36, edgesep: 8, marginx: 12, marginy: 12 });
+  g.setDefaultEdgeLabel(() => ({}));
+  for (const v of view.nodes) {
+    const lines = labelLines(v);
+    const width = Math.max(44, Math.max(...lines.map((l) => l.length)) * CHAR + 18);
+    const height = lines.length * LINE + 14;
+    g.setNode(v.id, { width, height });
+  }
+  view.edges.forEach((e, i) => g.setEdge(e.source, e.target, {}, `e${i}`));
+  dagre.layout(g);
+  const nodes = view.nodes.map((v) => {
+    const p = g.node(v.id);
+    return { ...v, x: p.x, y: p.y, w: p.width, h: p.height, lines: labelLines(v) };
+  });
+  const edges = view.edges.map((e, i) => ({ ...e, points: g.edge(e.source, e.target, `e${i}`).points }));
+  const { width, height } = g.graph();
+  return { nodes, edges, width, height, rankdir };
+}
