@@ -5,11 +5,12 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/_env.sh
 setup_env '.[test]'
 
-# The browser tests drive Debian's headless Chromium.
-if [[ ! -x /usr/bin/chromium ]]; then
+# The browser tests drive Debian's headless Chromium; fonts-noto-cjk draws the Chinese pages
+# (without it their screenshots show boxes).
+if [[ ! -x /usr/bin/chromium ]] || ! fc-list :lang=zh 2>/dev/null | grep -q .; then
   if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
     if ! { apt-get update -qq &&
-           DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver; }; then
+           DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-noto-cjk; }; then
       echo "WARNING: could not install chromium; the browser tests will not run." >&2
     fi
   else

@@ -1,0 +1,164 @@
+"""The real server as a subprocess, and headless Chromium driven by Playwright.
+
+The browser tests skip only when there is no Chromium binary, and say so; everything else that
+goes wrong (the server not starting, Playwright missing) fails.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "artifacts"
+CHROMIUM_FLAGS = [
+    "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+    "--disable-background-networking", "--disable-component-update", "--disable-sync",
+]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for_server(url: str, process: subprocess.Popen[bytes], stderr: IO[bytes],
+                    timeout: float = 90.0) -> None:
+    """Poll url until it answers 200; fail with the server's stderr if it dies or never does."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            break
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except (urllib.error.URLError, OSError):
+            pass
+        time.sleep(0.25)
+    stderr.seek(0)
+    log = stderr.read().decode(errors="replace")[-4000:]
+    state = f"exited with {process.returncode}" if process.poll() is not None else "never answered"
+    pytest.fail(f"the server at {url} {state}; its stderr:\n{log}")
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[str]:
+    port = _free_port()
+    env = {**os.environ, "APP_HOST": "127.0.0.1", "APP_PORT": str(port), "APP_SANDBOX_WORKERS": "2"}
+    with tempfile.TemporaryFile() as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env,
+                                   stdout=subprocess.DEVNULL, stderr=stderr)
+        try:
+            wait_for_server(f"http://127.0.0.1:{port}/healthz", process, stderr)
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _chromium() -> str | None:
+    for candidate in (os.environ.get("CHROMIUM"), "/usr/bin/chromium", shutil.which("chromium")):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+# Module scope, not session: Playwright's sync API runs an event loop in this thread, and the
+# tests that follow (asyncio.run in test_workers.py) need it gone.
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    executable = _chromium()
+    if executable is None:
+        pytest.skip("BROWSER TESTS NOT RUN: no Chromium binary at /usr/bin/chromium or on PATH "
+                    "(apt-get install chromium; scripts/test.sh does this when it can)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=executable, args=CHROMIUM_FLAGS)
+        yield browser
+        browser.close()
+
+
+class PageProblems:
+    """What went wrong in the page: failed requests, console errors, uncaught exceptions."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.items: list[str] = []
+
+    def watch(self, page: Any) -> None:
+        page.on("requestfailed", lambda r: self.items.append(f"failed: {r.url} {r.failure}"))
+        page.on("pageerror", lambda e: self.items.append(f"uncaught: {e}"))
+        page.on("response", self._response)
+        page.on("console", self._console)
+
+    def _response(self, response: Any) -> None:
+        # A program that raises is answered 400 with the error envelope: a normal outcome.
+        expected = response.url == f"{self.base}/api/graph" and response.status == 400
+        if response.status >= 400 and not expected:
+            self.items.append(f"HTTP {response.status}: {response.request.method} {response.url}")
+
+    def _console(self, message: Any) -> None:
+        if message.type != "error":
+            return
+        # Chromium logs every 4xx as "Failed to load resource"; the expected one passes, as above.
+        location = message.location.get("url", "")
+        if "Failed to load resource" in message.text and location == f"{self.base}/api/graph":
+            return
+        self.items.append(f"console error: {message.text} ({location})")
+
+
+@pytest.fixture
+def open_page(browser: Any, server: str) -> Iterator[Any]:
+    """open_page(width, height) -> (page, problems), offline: every non-localhost request aborts."""
+    contexts: list[Any] = []
+    watchers: list[PageProblems] = []
+
+    def _open(width: int = 1280, height: int = 720,
+              locale: str = "en-US") -> tuple[Any, PageProblems]:
+        context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
+        contexts.append(context)
+
+        def _route(route: Any) -> None:
+            host = route.request.url.split("/")[2] if "://" in route.request.url else ""
+            if host.split(":")[0] in ("127.0.0.1", "localhost"):
+                route.continue_()
+            else:
+                route.abort()
+
+        context.route("**/*", _route)
+        page = context.new_page()
+        problems = PageProblems(server)
+        problems.watch(page)
+        watchers.append(problems)
+        return page, problems
+
+    yield _open
+    for context in contexts:
+        context.close()
+    found = [item for w in watchers for item in w.items]
+    assert found == [], "the page had problems:\n" + "\n".join(found)
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    ARTIFACTS.mkdir(exist_ok=True)
+    return ARTIFACTS
