@@ -33,6 +33,8 @@ def to_plain(t: torch.Tensor | None, max_numel: int = 1_000) -> Plain:
         return None
     t = t.detach().cpu()
     if t.numel() <= max_numel:
+        if not t.is_complex() and (not t.is_floating_point() or bool(torch.isfinite(t).all())):
+            return t.tolist()  # nothing to spell out: skip the walk (a trajectory is 10^5 numbers)
         return _plain_list(t.tolist())
     flat = t.reshape(-1)
     stats = flat.double() if not t.is_complex() else flat.abs().double()
