@@ -1,0 +1,309 @@
+"""Optimizers racing down a surface: torch.optim itself, with its schedulers and clipping.
+
+Every run is the loop a learner writes (zero_grad, loss, backward, clip, step, scheduler step).
+The runs of one race share a single stacked forward and backward per step: run r's parameters
+are row r of one leaf tensor P, and the rows never mix, so row r's gradient is exactly the one
+its own loop would compute. Each run keeps its own torch.optim optimizer, which steps a view of
+its row; tests/test_optimizers.py pins every trajectory to the plain loop.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+from torch.optim import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop, lr_scheduler
+
+from app.errors import AppError
+from app.surfaces import DTYPE, SurfaceFn
+from app.tensors import Plain, to_plain
+
+
+class RequestInvalid(AppError):
+    """torch refused a setting (an unknown keyword, a negative lr): the request must change."""
+
+    status = 422
+    type = "request_invalid"
+
+
+OPTIMIZERS: dict[str, tuple[type[Optimizer], dict[str, object]]] = {
+    "sgd": (SGD, {}),
+    "momentum": (SGD, {"momentum": 0.9}),
+    "nesterov": (SGD, {"momentum": 0.9, "nesterov": True}),
+    "adam": (Adam, {}),
+    "adamw": (AdamW, {}),
+    "rmsprop": (RMSprop, {}),
+    "adagrad": (Adagrad, {}),
+}
+
+# Each scheduler with the defaults a race of `steps` steps from `lr` needs where torch has none.
+_Defaults = Callable[[int, float], dict[str, object]]
+SCHEDULERS: dict[str, tuple[type[Any], _Defaults]] = {
+    "step": (lr_scheduler.StepLR, lambda steps, lr: {"step_size": max(1, steps // 4)}),
+    "multistep": (lr_scheduler.MultiStepLR,
+                  lambda steps, lr: {"milestones": [steps // 3, 2 * steps // 3]}),
+    "exponential": (lr_scheduler.ExponentialLR, lambda steps, lr: {"gamma": 0.99}),
+    "cosine": (lr_scheduler.CosineAnnealingLR, lambda steps, lr: {"T_max": steps}),
+    "plateau": (lr_scheduler.ReduceLROnPlateau, lambda steps, lr: {}),
+    "onecycle": (lr_scheduler.OneCycleLR, lambda steps, lr: {"max_lr": lr, "total_steps": steps}),
+    "warmup": (lr_scheduler.LinearLR,
+               lambda steps, lr: {"start_factor": 0.1, "total_iters": max(1, steps // 10)}),
+}
+
+CLIPS: dict[str, Callable[[list[torch.Tensor], float], object]] = {
+    "norm": lambda params, m: torch.nn.utils.clip_grad_norm_(params, max_norm=m),
+    "value": lambda params, m: torch.nn.utils.clip_grad_value_(params, clip_value=m),
+}
+
+# The optimizer state the page draws: torch's own names.
+STATE_KEYS = ("momentum_buffer", "exp_avg", "exp_avg_sq", "max_exp_avg_sq", "square_avg",
+              "grad_avg", "sum")
+_HIDDEN = {"foreach", "maximize", "capturable", "differentiable", "fused", "decoupled_weight_decay"}
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """What one run asks for; `options` are torch.optim keyword arguments with torch's names."""
+
+    optimizer: str
+    lr: float | None = None
+    options: Mapping[str, object] = field(default_factory=dict)
+    scheduler: Mapping[str, object] | None = None  # {"kind": "step", **torch's arguments}
+    clip: Mapping[str, object] | None = None  # {"kind": "norm" | "value", "max": m}
+    lr_y: float | None = None  # a second parameter group: y gets its own lr (§4.3)
+    label: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Sweep:
+    """The learning rates tried for one run, each one's final loss after `steps`, the pick."""
+
+    lrs: list[float]
+    final_loss: Plain
+    picked: float
+    steps: int
+
+
+@dataclass(frozen=True, slots=True)
+class Trajectory:
+    """points[k] are the parameters after k steps; per-step lists have one entry per step."""
+
+    label: str
+    optimizer: str
+    settings: dict[str, Plain]
+    points: Plain
+    loss: Plain
+    grad: Plain
+    grad_norm: Plain
+    grad_norm_clipped: Plain
+    lr: list[float]
+    lr_y: list[float] | None
+    state: dict[str, Plain]
+    diverged_at: int | None
+    sweep: Sweep | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Race:
+    """Every run of one race, in the order asked."""
+
+    runs: list[Trajectory]
+
+
+def _torch_call(what: str, fn: Callable[..., Any], *args: object, **kwargs: object) -> Any:
+    try:
+        return fn(*args, **kwargs)
+    except (TypeError, ValueError, KeyError) as exc:
+        raise RequestInvalid(f"{what}: {exc}", hint_key="hint.request_invalid") from None
+
+
+def make_optimizer(run: Run, params: list[torch.Tensor]) -> Optimizer:
+    """torch.optim's optimizer for `run`: x and y in one group, or two when lr_y is set."""
+    if run.optimizer not in OPTIMIZERS:
+        raise RequestInvalid(f"unknown optimizer {run.optimizer!r}; the optimizers are "
+                             f"{', '.join(OPTIMIZERS)}")
+    cls, preset = OPTIMIZERS[run.optimizer]
+    kwargs = {**preset, **{k: tuple(v) if isinstance(v, list) else v
+                           for k, v in run.options.items()}}
+    if run.lr is not None:
+        kwargs["lr"] = run.lr
+    groups: list[dict[str, Any]] = [{"params": params}]
+    if run.lr_y is not None:
+        groups = [{"params": [params[0]]}, {"params": [params[1]], "lr": run.lr_y}]
+    return _torch_call(run.optimizer, cls, groups, **kwargs)  # type: ignore[no-any-return]
+
+
+def make_scheduler(spec: Mapping[str, object] | None, optimizer: Optimizer,
+                   steps: int) -> Any:
+    """The lr scheduler `spec` names, over `optimizer`; None when there is none."""
+    if spec is None:
+        return None
+    kind = str(spec.get("kind"))
+    if kind not in SCHEDULERS:
+        raise RequestInvalid(f"unknown scheduler {kind!r}; the schedulers are "
+                             f"{', '.join(SCHEDULERS)}")
+    cls, defaults = SCHEDULERS[kind]
+    given = {k: v for k, v in spec.items() if k != "kind"}
+    kwargs = {**defaults(steps, optimizer.param_groups[0]["lr"]), **given}
+    return _torch_call(f"scheduler {kind}", cls, optimizer, **kwargs)
+
+
+class _Runner:
+    """One run's optimizer, scheduler and clipping, stepping its view of its row of P."""
+
+    def __init__(self, run: Run, row: torch.Tensor, grad: torch.Tensor, steps: int) -> None:
+        if run.lr_y is not None:  # two parameters, x and y, each its own group
+            self.params = [row[0:1], row[1:2]]
+            for p, g in zip(self.params, (grad[0:1], grad[1:2]), strict=True):
+                p.grad = g
+        else:
+            self.params = [row]
+            row.grad = grad
+        self.run = run
+        self.optimizer = make_optimizer(run, self.params)
+        self.scheduler = make_scheduler(run.scheduler, self.optimizer, steps)
+        self.clip = _clip(run.clip)
+        self.lr: list[float] = []
+        self.lr_y: list[float] = []
+
+    def step(self, loss: torch.Tensor) -> None:
+        groups = self.optimizer.param_groups
+        self.lr.append(float(groups[0]["lr"]))
+        self.lr_y.append(float(groups[-1]["lr"]))
+        self.optimizer.step()
+        if isinstance(self.scheduler, lr_scheduler.ReduceLROnPlateau):
+            self.scheduler.step(loss)  # stepped with the loss, as torch asks
+        elif self.scheduler is not None:
+            self.scheduler.step()
+
+    def state(self) -> list[tuple[str, list[torch.Tensor]]]:
+        states = [self.optimizer.state[p] for p in self.params]
+        return [(key, [s[key] for s in states]) for key in STATE_KEYS
+                if all(isinstance(s.get(key), torch.Tensor) for s in states)]
+
+    def settings(self) -> dict[str, Plain]:
+        defaults = self.optimizer.defaults
+        return {k: list(v) if isinstance(v, tuple) else v for k, v in defaults.items()
+                if k not in _HIDDEN and isinstance(v, (int, float, bool, tuple))}
+
+
+def _clip(spec: Mapping[str, object] | None) -> Callable[[list[torch.Tensor]], object] | None:
+    if spec is None:
+        return None
+    kind = str(spec.get("kind"))
+    if kind not in CLIPS:
+        raise RequestInvalid(f"unknown clip {kind!r}; the clips are {', '.join(CLIPS)}")
+    limit = spec.get("max")
+    if not isinstance(limit, (int, float)) or not limit > 0:
+        raise RequestInvalid(f"clip {kind}: max must be a number above 0, got {limit!r}")
+    clip = CLIPS[kind]
+    return lambda params: clip(params, float(limit))
+
+
+def race(fn: SurfaceFn, start: tuple[float, float], steps: int, runs: list[Run], *,
+         noise: float = 0.0, seed: int = 0,
+         device: torch.device | None = None) -> list[Trajectory]:
+    """Every run from `start` for `steps` steps, in lockstep; one Trajectory per run.
+
+    With `noise`, each step's loss gains noise * (xi_x * x + xi_y * y), xi ~ N(0, 1) drawn
+    from `seed`: every run sees the same stochastic gradients. `loss` records f itself.
+    """
+    device = device or torch.device("cpu")
+    n = len(runs)
+    P = torch.tensor([list(start)] * n, dtype=DTYPE, device=device, requires_grad=True)
+    P.grad = torch.zeros_like(P)
+    rows = P.detach()  # P's storage without autograd: what the optimizers step
+    runners = [_Runner(run, rows[r], P.grad[r], steps) for r, run in enumerate(runs)]
+    xi = None
+    if noise:
+        generator = torch.Generator(device).manual_seed(seed)
+        xi = noise * torch.randn(steps, 2, generator=generator, dtype=DTYPE, device=device)
+    points = torch.empty(steps + 1, n, 2, dtype=DTYPE, device=device)
+    losses = torch.empty(steps + 1, n, dtype=DTYPE, device=device)
+    grads = torch.empty(steps, n, 2, dtype=DTYPE, device=device)
+    clipped = torch.empty_like(grads)
+    states: list[torch.Tensor] = []
+    points[0] = rows
+    for k in range(steps):
+        P.grad.zero_()  # every run's zero_grad, in one op
+        f = fn(P[:, 0], P[:, 1])  # one forward for every run
+        loss = f if xi is None else f + xi[k, 0] * P[:, 0] + xi[k, 1] * P[:, 1]
+        loss.sum().backward()  # rows never mix: row r's grad is run r's own
+        losses[k] = f.detach()
+        grads[k] = P.grad
+        for runner in runners:
+            if runner.clip is not None:
+                runner.clip(runner.params)
+        clipped[k] = P.grad
+        seen = loss.detach()
+        for r, runner in enumerate(runners):
+            runner.step(seen[r])
+        points[k + 1] = rows
+        states.append(_state_now(runners))
+    with torch.no_grad():
+        losses[steps] = fn(rows[:, 0], rows[:, 1])
+    return _trajectories(runners, points, losses, grads, clipped, states)
+
+
+def _state_now(runners: list[_Runner]) -> torch.Tensor:
+    # One flat row per step: each run's state tensors, side by side (sliced apart at the end).
+    tensors = [t for runner in runners for _, ts in runner.state() for t in ts]
+    return torch.cat(tensors) if tensors else torch.empty(0, dtype=DTYPE)
+
+
+def _trajectories(runners: list[_Runner], points: torch.Tensor, losses: torch.Tensor,
+                  grads: torch.Tensor, clipped: torch.Tensor,
+                  states: list[torch.Tensor]) -> list[Trajectory]:
+    steps = grads.shape[0]
+    finite = torch.isfinite(losses) & torch.isfinite(points).all(dim=-1)  # (steps + 1, n)
+    norms = torch.linalg.vector_norm(grads, dim=-1)
+    clipped_norms = torch.linalg.vector_norm(clipped, dim=-1)
+    state = torch.stack(states) if states else torch.empty(0, 0)
+    out: list[Trajectory] = []
+    offset = 0
+    for r, runner in enumerate(runners):
+        bad = (~finite[:, r]).nonzero()
+        diverged = int(bad[0]) if bad.numel() else None
+        end = steps if diverged is None else diverged  # a diverged run stops where it blew up
+        run_state: dict[str, Plain] = {}
+        for key, ts in runner.state():
+            width = sum(t.numel() for t in ts)
+            run_state[key] = _plain(state[:end, offset:offset + width])
+            offset += width
+        out.append(Trajectory(
+            label=runner.run.label or runner.run.optimizer,
+            optimizer=runner.run.optimizer,
+            settings=runner.settings(),
+            points=_plain(points[:end + 1, r]),
+            loss=_plain(losses[:end + 1, r]),
+            grad=_plain(grads[:end, r]),
+            grad_norm=_plain(norms[:end, r]),
+            grad_norm_clipped=_plain(clipped_norms[:end, r]),
+            lr=runner.lr[:end],
+            lr_y=runner.lr_y[:end] if runner.run.lr_y is not None else None,
+            state=run_state,
+            diverged_at=diverged,
+        ))
+    return out
+
+
+def _plain(t: torch.Tensor) -> Plain:
+    return to_plain(t, max_numel=max(1, t.numel()))
+
+
+def descend(fn: SurfaceFn, start: tuple[float, float], steps: int, run: Run, *,
+            noise: float = 0.0, seed: int = 0) -> Trajectory:
+    """One run alone: the race of one."""
+    return race(fn, start, steps, [run], noise=noise, seed=seed)[0]
+
+
+def final_losses(trajectories: list[Trajectory]) -> list[float]:
+    """Each run's last loss; inf for a run that diverged (for ranking)."""
+    out = []
+    for t in trajectories:
+        last = t.loss[-1] if isinstance(t.loss, list) and t.loss else math.inf
+        out.append(float(last) if t.diverged_at is None and isinstance(last, float) else math.inf)
+    return out

@@ -1,0 +1,228 @@
+"""Loss surfaces f(x, y): the built-in catalogue, the learner's own, and a grid of values.
+
+A surface is a plain function of two tensors that broadcast, so one call evaluates a whole grid
+or every run of a race at once. The learner's surface is a program run by the sandbox
+(`compile_expr`); the built-ins are torch expressions written here.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any
+
+import torch
+
+from app.errors import AppError, ProgramError, TooLarge
+from app.sandbox import hints
+from app.sandbox.interpreter import parse, run_program
+from app.sandbox.limits import Limits
+from app.tensors import Plain, to_plain
+
+SurfaceFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
+
+# The tutorial's loops make tensors with torch's default dtype, so the surfaces use it too:
+# a run that blows up reaches inf within a few hundred steps, as the learner's own loop would.
+DTYPE = torch.float32
+
+
+@dataclass(frozen=True, slots=True)
+class Surface:
+    """One catalogue entry; `fn(x, y, **params)` is the surface itself."""
+
+    name: str
+    formula: str
+    latex: str
+    fn: Callable[..., torch.Tensor] = field(repr=False)
+    x_range: tuple[float, float]
+    y_range: tuple[float, float]
+    start: tuple[float, float]
+    minima: tuple[tuple[float, float], ...]
+    lr: Mapping[str, float]  # a learning rate per optimizer that makes a good race here
+    params: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """z[i][j] = f(x[j], y[i]): rows follow y, columns follow x, as Plotly's contour expects."""
+
+    x: Plain
+    y: Plain
+    z: Plain
+
+
+def _quadratic(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return x**2 + y**2
+
+
+def _valley(x: torch.Tensor, y: torch.Tensor, condition: float = 20.0) -> torch.Tensor:
+    # Curvatures 1 and `condition` along x and y: the condition number of the Hessian.
+    return 0.5 * (x**2 + condition * y**2)
+
+
+def _saddle(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return x**2 - y**2
+
+
+def _rosenbrock(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return (1 - x) ** 2 + 100 * (y - x**2) ** 2
+
+
+def _beale(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return ((1.5 - x + x * y) ** 2 + (2.25 - x + x * y**2) ** 2
+            + (2.625 - x + x * y**3) ** 2)
+
+
+def _himmelblau(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return (x**2 + y - 11) ** 2 + (x + y**2 - 7) ** 2
+
+
+def _rastrigin(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    tau = 2 * math.pi
+    return 20 + x**2 - 10 * torch.cos(tau * x) + y**2 - 10 * torch.cos(tau * y)
+
+
+def _ackley(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    # The 1e-12 keeps sqrt's gradient finite at the minimum itself (sqrt'(0) is inf, times 0 NaN).
+    r = torch.sqrt(0.5 * (x**2 + y**2) + 1e-12)
+    tau = 2 * math.pi
+    return (-20 * torch.exp(-0.2 * r) - torch.exp(0.5 * (torch.cos(tau * x) + torch.cos(tau * y)))
+            + math.e + 20)
+
+
+def _booth(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return (x + 2 * y - 7) ** 2 + (2 * x + y - 5) ** 2
+
+
+def _cliff(x: torch.Tensor, y: torch.Tensor, height: float = 50.0) -> torch.Tensor:
+    # A gentle bowl with a sheer drop at x = -1: the slope there reaches height * 2.5, so one
+    # plain SGD step off the edge throws the point far past the minimum (exploding gradient).
+    return 0.05 * (x - 2) ** 2 + 0.5 * y**2 - height * torch.sigmoid(10 * (x + 1))
+
+
+def _lr(sgd: float, adam: float, *, momentum: float | None = None, rmsprop: float | None = None,
+        adagrad: float | None = None) -> dict[str, float]:
+    mom = sgd if momentum is None else momentum
+    return {"sgd": sgd, "momentum": mom, "nesterov": mom, "adam": adam, "adamw": adam,
+            "rmsprop": adam if rmsprop is None else rmsprop,
+            "adagrad": 10 * adam if adagrad is None else adagrad}
+
+
+SURFACES: dict[str, Surface] = {s.name: s for s in (
+    Surface("quadratic", "x**2 + y**2", r"x^2 + y^2", _quadratic, (-2, 2), (-2, 2),
+            (-1.5, 1.8), ((0, 0),), _lr(0.1, 0.1, momentum=0.05)),
+    Surface("valley", "0.5 * (x**2 + condition * y**2)", r"\tfrac12\,(x^2 + \kappa\,y^2)",
+            _valley, (-3, 3), (-2, 2), (-2.5, 1.5), ((0, 0),),
+            _lr(0.09, 0.1, momentum=0.02), {"condition": 20.0}),
+    Surface("saddle", "x**2 - y**2", r"x^2 - y^2", _saddle, (-2, 2), (-2, 2),
+            (-1.5, 0.01), (), _lr(0.05, 0.05)),
+    Surface("rosenbrock", "(1 - x)**2 + 100 * (y - x**2)**2", r"(1-x)^2 + 100\,(y-x^2)^2",
+            _rosenbrock, (-2, 2), (-1, 3), (-1.5, 2.0), ((1, 1),),
+            _lr(0.001, 0.05, momentum=0.0005, rmsprop=0.01, adagrad=0.5)),
+    Surface("beale", "(1.5 - x + x*y)**2 + (2.25 - x + x*y**2)**2 + (2.625 - x + x*y**3)**2",
+            r"(1.5-x+xy)^2 + (2.25-x+xy^2)^2 + (2.625-x+xy^3)^2", _beale, (-4.5, 4.5),
+            (-4.5, 4.5), (1.0, 1.5), ((3, 0.5),), _lr(0.005, 0.05, momentum=0.001, adagrad=0.5)),
+    Surface("himmelblau", "(x**2 + y - 11)**2 + (x + y**2 - 7)**2",
+            r"(x^2+y-11)^2 + (x+y^2-7)^2", _himmelblau, (-5, 5), (-5, 5), (0.0, 0.0),
+            ((3, 2), (-2.805118, 3.131312), (-3.779310, -3.283186), (3.584428, -1.848126)),
+            _lr(0.01, 0.1, momentum=0.002, adagrad=1.0)),
+    Surface("rastrigin", "20 + x**2 - 10*cos(2*pi*x) + y**2 - 10*cos(2*pi*y)",
+            r"20 + x^2 - 10\cos 2\pi x + y^2 - 10\cos 2\pi y", _rastrigin, (-5.12, 5.12),
+            (-5.12, 5.12), (-3.2, 3.5), ((0, 0),), _lr(0.002, 0.1, momentum=0.001)),
+    Surface("ackley", "-20*exp(-0.2*sqrt(0.5*(x**2 + y**2))) "
+            "- exp(0.5*(cos(2*pi*x) + cos(2*pi*y))) + e + 20",
+            r"-20e^{-0.2\sqrt{(x^2+y^2)/2}} - e^{(\cos 2\pi x + \cos 2\pi y)/2} + e + 20",
+            _ackley, (-5, 5), (-5, 5), (-3.5, 3.0), ((0, 0),), _lr(0.05, 0.1, momentum=0.01)),
+    Surface("booth", "(x + 2*y - 7)**2 + (2*x + y - 5)**2", r"(x+2y-7)^2 + (2x+y-5)^2",
+            _booth, (-10, 10), (-10, 10), (-8.0, 8.0), ((1, 3),),
+            _lr(0.05, 0.5, momentum=0.01, adagrad=5.0)),
+    Surface("cliff", "0.05*(x - 2)**2 + 0.5*y**2 - height*sigmoid(10*(x + 1))",
+            r"0.05\,(x-2)^2 + \tfrac12 y^2 - h\,\sigma(10(x+1))", _cliff, (-4, 12), (-3, 3),
+            (-3.5, 1.5), ((2, 0),), _lr(0.1, 0.1, momentum=0.02), {"height": 50.0}),
+)}
+
+
+def surface_fn(name: str, params: Mapping[str, float] | None = None) -> SurfaceFn:
+    """The built-in surface `name` with its parameters (the valley's condition number, ...)."""
+    if name not in SURFACES:
+        raise ProgramError(f"unknown surface {name!r}; the surfaces are {', '.join(SURFACES)}")
+    surface = SURFACES[name]
+    given = dict(params or {})
+    unknown = set(given) - set(surface.params)
+    if unknown:
+        raise ProgramError(f"surface {name!r} has no parameter {sorted(unknown)[0]!r}; "
+                           f"it takes {sorted(surface.params) or 'none'}")
+    return partial(surface.fn, **{**surface.params, **given})
+
+
+def compile_expr(text: str, limits: Limits) -> SurfaceFn:
+    """The learner's surface as a function of two tensors, run by the sandbox.
+
+    `text` is an expression in x and y (``x**2 + 3*y**2``) or a short program that sets
+    ``loss`` (a line fit whose two parameters are x and y). It is written for one x and one y;
+    torch.vmap maps it over a whole grid (or every run of a race) in one pass.
+
+    .. note:: Under vmap, Python control flow on a tensor (``if x > 0``) is an error;
+       ``torch.where`` says the same thing and works.
+    """
+    tree = parse(text, limits)  # refuses oversize or over-nested text with the learner's lines
+    if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr):
+        body = f"    return ({text.strip()})\n"
+    else:
+        body = "".join(f"    {line}\n" for line in text.splitlines()) + "    return loss\n"
+    try:
+        program = run_program("def surface(x, y):\n" + body, limits=limits)
+    except AppError as error:
+        raise _shifted(error) from None
+    fn: Callable[..., Any] = program.namespace["surface"]  # type: ignore[assignment]
+    machine = getattr(fn, "machine", None)  # the interpreter that runs each call of fn
+    mapped = torch.vmap(fn, randomness="same")
+
+    def evaluate(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        xb, yb = torch.broadcast_tensors(x, y)
+        try:
+            z = mapped(xb.reshape(-1), yb.reshape(-1))
+        except BaseException as exc:  # noqa: BLE001 - the learner's code failed: a 4xx
+            line = getattr(machine, "error_line", None) or getattr(machine, "line", None)
+            raise _shifted(hints.from_exception(exc, line)) from None
+        if not isinstance(z, torch.Tensor) or z.shape != xb.reshape(-1).shape:
+            shape = tuple(z.shape[1:]) if isinstance(z, torch.Tensor) else type(z).__name__
+            raise ProgramError(f"the surface must be one number for each x and y; it gave {shape}",
+                               hint_key="hint.surface_scalar")
+        return z.reshape(xb.shape).to(xb.dtype)
+
+    return evaluate
+
+
+def _shifted(error: AppError) -> AppError:
+    # The learner's line 1 is line 2 of the wrapper program.
+    if error.line is not None:
+        error.line = max(1, error.line - 1)
+    return error
+
+
+def evaluate(fn: SurfaceFn, x_range: tuple[float, float], y_range: tuple[float, float],
+             resolution: int, *, max_numel: int, device: torch.device | None = None) -> Grid:
+    """f on a resolution x resolution grid, in one vectorised call."""
+    if resolution * resolution > max_numel:
+        raise TooLarge(f"a {resolution}x{resolution} grid has {resolution**2} points; "
+                       f"the limit is {max_numel}", hint_key="hint.too_large")
+    xs = torch.linspace(*x_range, resolution, dtype=DTYPE, device=device)
+    ys = torch.linspace(*y_range, resolution, dtype=DTYPE, device=device)
+    gx, gy = torch.meshgrid(xs, ys, indexing="xy")  # gx[i][j] = xs[j], gy[i][j] = ys[i]
+    with torch.no_grad():
+        z = fn(gx, gy)
+    return Grid(x=to_plain(xs, xs.numel()), y=to_plain(ys, ys.numel()), z=to_plain(z, z.numel()))
+
+
+def resolve(name: str | None, expr: str | None, params: Mapping[str, float] | None,
+            limits: Limits) -> SurfaceFn:
+    """A built-in surface by name, or the learner's expression compiled by the sandbox."""
+    if expr is not None:
+        return compile_expr(expr, limits)
+    if name is None:
+        raise ProgramError("give a surface: a name from the catalogue or an expression")
+    return surface_fn(name, params)
