@@ -6,16 +6,20 @@ learner's program never run in the server process.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, replace
 
 # The first optimizer a process builds imports torch._dynamo (800 modules, about 1 s). This
 # module is preloaded by the workers' forkserver, so import it here, once, not per worker.
 import torch._dynamo  # noqa: F401
 
 from app.errors import AppError, ProgramError
+from app.optimizers import Race, Run, Sweep, race
 from app.recording import GraphRecorder
 from app.sandbox.interpreter import Execution, run_program
 from app.sandbox.limits import Limits
+from app.surfaces import SURFACES, Grid, evaluate, resolve
+from app.sweeps import SWEEP_STEPS, Basins, sweep_lr
+from app.sweeps import basins as find_basins
 from app.tensors import pick_device
 from app.tracing import Graph, trace
 
@@ -39,3 +43,37 @@ def graph(code: str, device: str, limits: Limits) -> Graph:
         error.execution = None
         raise
     return trace(execution, recorder, torch_device)
+
+
+def surface(surface: str | None, expr: str | None, params: dict[str, float],
+            x_range: tuple[float, float], y_range: tuple[float, float], resolution: int,
+            limits: Limits) -> Grid:
+    """The surface on a grid; a learner's expression runs here, in the sandbox worker."""
+    fn = resolve(surface, expr, params, limits)
+    return evaluate(fn, x_range, y_range, resolution, max_numel=limits.tensor_numel)
+
+
+def descent(surface: str | None, expr: str | None, params: dict[str, float],
+            start: tuple[float, float], steps: int, runs: list[Run], noise: float, seed: int,
+            sweep: bool, limits: Limits) -> Race:
+    """The race; with `sweep`, each run first gets the lr its sweep picked."""
+    fn = resolve(surface, expr, params, limits)
+    sweeps: list[Sweep | None] = [None] * len(runs)
+    if sweep:
+        picked = sweep_lr(fn, start, min(steps, SWEEP_STEPS), runs, noise=noise, seed=seed)
+        runs = [replace(run, lr=s.picked, lr_y=None if run.lr_y is None or not run.lr
+                        else s.picked * run.lr_y / run.lr) for run, s in zip(runs, picked,
+                                                                              strict=True)]
+        sweeps = list(picked)
+    trajectories = race(fn, start, steps, runs, noise=noise, seed=seed)
+    return Race(runs=[replace(t, sweep=s) for t, s in zip(trajectories, sweeps, strict=True)])
+
+
+def basins(surface: str | None, expr: str | None, params: dict[str, float], run: Run,
+           x_range: tuple[float, float], y_range: tuple[float, float], resolution: int,
+           steps: int, limits: Limits) -> Basins:
+    """The basins map: `run` from every start of the grid, coloured by where it ends."""
+    fn = resolve(surface, expr, params, limits)
+    minima = SURFACES[surface].minima if expr is None and surface in SURFACES else ()
+    return find_basins(fn, run, x_range, y_range, resolution, steps, minima,
+                       max_numel=limits.tensor_numel)

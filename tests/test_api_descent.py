@@ -1,0 +1,174 @@
+"""The descent lab's endpoints, against the plain torch.optim loop and the catalogue."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+import torch
+from fastapi.testclient import TestClient
+
+from app.optimizers import OPTIMIZERS
+from app.presets import PRESETS
+from app.surfaces import SURFACES
+from tests.helpers import assert_error
+
+ROSENBROCK = {"surface": "rosenbrock", "start": [-1.5, 2.0]}
+
+
+def test_the_catalogue_lists_each_surface_with_ranges_minima_and_lrs(client: TestClient) -> None:
+    response = client.get("/api/surfaces")
+    assert response.status_code == 200
+    catalogue = {s["name"]: s for s in response.json()}
+    assert set(catalogue) == set(SURFACES)
+    rosenbrock = catalogue["rosenbrock"]
+    assert rosenbrock["minima"] == [[1.0, 1.0]] and rosenbrock["latex"]
+    assert set(rosenbrock["lr"]) == set(OPTIMIZERS)
+    assert catalogue["valley"]["params"] == {"condition": 20.0}
+
+
+def test_a_surface_grid_has_z_rows_along_y(client: TestClient) -> None:
+    response = client.post("/api/surface", json={"surface": {"expr": "x + 10 * y"},
+                                                  "x_range": [0, 2], "y_range": [0, 1],
+                                                  "resolution": 3})
+    assert response.status_code == 200, response.text
+    grid = response.json()
+    assert grid["x"] == [0.0, 1.0, 2.0] and grid["y"] == [0.0, 0.5, 1.0]
+    assert grid["z"][1] == pytest.approx([5.0, 6.0, 7.0])
+
+
+def test_a_built_in_surface_grid_matches_torch(client: TestClient) -> None:
+    response = client.post("/api/surface", json={"surface": "himmelblau", "x_range": [-5, 5],
+                                                  "y_range": [-5, 5], "resolution": 11})
+    grid = response.json()
+    x, y = torch.tensor(grid["x"][3]), torch.tensor(grid["y"][8])
+    assert grid["z"][8][3] == pytest.approx(float((x**2 + y - 11) ** 2 + (x + y**2 - 7) ** 2))
+
+
+def test_a_race_equals_the_plain_torch_optim_loop(client: TestClient) -> None:
+    body = {**ROSENBROCK, "steps": 50, "runs": [
+        {"optimizer": "adam", "lr": 0.05, "betas": [0.8, 0.99], "label": "mine"},
+        {"optimizer": "momentum", "lr": 0.0005, "clip": {"kind": "norm", "max": 5},
+         "scheduler": {"kind": "step", "step_size": 10, "gamma": 0.5}},
+    ]}
+    response = client.post("/api/descent", json=body)
+    assert response.status_code == 200, response.text
+    adam, momentum = response.json()["runs"]
+    assert adam["label"] == "mine" and momentum["label"] == "momentum"
+    assert len(adam["points"]) == 51 and len(adam["lr"]) == 50
+    assert set(adam["state"]) == {"exp_avg", "exp_avg_sq"}
+    assert set(momentum["state"]) == {"momentum_buffer"}
+
+    p = torch.tensor([-1.5, 2.0], requires_grad=True)
+    optimizer = torch.optim.SGD([p], lr=0.0005, momentum=0.9)
+    scheduler = torch.optim.lr_scheduler.StepLR(optimizer, step_size=10, gamma=0.5)
+    for _ in range(50):
+        optimizer.zero_grad()
+        loss = (1 - p[0]) ** 2 + 100 * (p[1] - p[0] ** 2) ** 2
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_([p], max_norm=5)
+        optimizer.step()
+        scheduler.step()
+    assert momentum["points"][-1] == pytest.approx(p.detach().tolist(), abs=1e-6)
+    assert momentum["state"]["momentum_buffer"][-1] == pytest.approx(
+        optimizer.state[p]["momentum_buffer"].tolist(), abs=1e-6)
+    assert max(momentum["grad_norm_clipped"]) <= 5 + 1e-5 < max(momentum["grad_norm"])
+
+
+def test_a_diverging_run_is_not_an_error_and_the_json_has_no_nan(client: TestClient) -> None:
+    response = client.post("/api/descent", json={**ROSENBROCK, "steps": 100, "runs": [
+        {"optimizer": "sgd", "lr": 0.004}, {"optimizer": "sgd", "lr": 0.001}]})
+    assert response.status_code == 200
+    json.loads(response.text, parse_constant=lambda c: pytest.fail(f"{c} in the JSON"))
+    wild, calm = response.json()["runs"]
+    assert wild["diverged_at"] is not None and len(wild["points"]) == wild["diverged_at"] + 1
+    assert wild["loss"][-1] in ("Infinity", "NaN") and calm["diverged_at"] is None
+
+
+def test_the_sweep_says_which_lr_it_picked_and_races_with_it(client: TestClient) -> None:
+    response = client.post("/api/descent", json={**ROSENBROCK, "steps": 60, "sweep": True,
+                                                 "runs": [{"optimizer": "sgd"},
+                                                          {"optimizer": "adam"}]})
+    assert response.status_code == 200, response.text
+    for run in response.json()["runs"]:
+        sweep = run["sweep"]
+        finals = [v if isinstance(v, float) else math.inf for v in sweep["final_loss"]]
+        assert sweep["picked"] == sweep["lrs"][finals.index(min(finals))]
+        assert run["lr"][0] == sweep["picked"] and run["settings"]["lr"] == sweep["picked"]
+
+
+def test_a_learners_surface_races_in_the_sandbox(client: TestClient) -> None:
+    body = {"surface": {"expr": "(x - 1)**2 + (y + 2)**2"}, "start": [0, 0], "steps": 100,
+            "runs": [{"optimizer": "sgd", "lr": 0.1}]}
+    (run,) = client.post("/api/descent", json=body).json()["runs"]
+    assert run["points"][-1] == pytest.approx([1.0, -2.0], abs=1e-4)
+
+
+def test_noisy_races_repeat_for_the_same_seed(client: TestClient) -> None:
+    body = {**ROSENBROCK, "steps": 30, "noise": 2.0, "seed": 3,
+            "runs": [{"optimizer": "adam", "lr": 0.05}]}
+    first, second = (client.post("/api/descent", json=body).json() for _ in range(2))
+    quiet = client.post("/api/descent", json={**body, "noise": 0.0}).json()
+    assert first == second and first != quiet
+
+
+def test_basins_colour_each_start_by_the_minimum_it_reaches(client: TestClient) -> None:
+    response = client.post("/api/basins", json={
+        "surface": "himmelblau", "run": {"optimizer": "adam", "lr": 0.1},
+        "x_range": [-5, 5], "y_range": [-5, 5], "resolution": 20, "steps": 150})
+    assert response.status_code == 200, response.text
+    basins = response.json()
+    assert len(basins["basin"]) == 20 and len(basins["basin"][0]) == 20
+    assert {v for row in basins["basin"] for v in row} == {0, 1, 2, 3}
+    assert len(basins["minima"]) == 4
+
+
+@pytest.mark.parametrize("preset", PRESETS, ids=lambda p: p["id"])
+def test_every_preset_is_a_valid_race(client: TestClient, preset: dict[str, object]) -> None:
+    body = {k: v for k, v in preset.items() if k not in ("id", "section")}
+    response = client.post("/api/descent", json=body)
+    assert response.status_code == 200, response.text
+
+
+@pytest.mark.parametrize("expr", ["__import__('os').system('true')", "open('/etc/passwd')",
+                                  "x.__class__", "import os\nloss = x"])
+def test_hostile_surface_expressions_are_refused(client: TestClient, expr: str) -> None:
+    for path, body in [("/api/surface", {"surface": {"expr": expr}, "x_range": [0, 1],
+                                         "y_range": [0, 1]}),
+                       ("/api/descent", {"surface": {"expr": expr}, "start": [0, 0],
+                                         "runs": [{"optimizer": "sgd"}]})]:
+        response = client.post(path, json=body)
+        assert 400 <= response.status_code < 500
+        assert_error(response, response.status_code, response.json()["error"]["type"])
+        # refused by name (disallowed) or not there at all (NameError: open is not defined)
+        assert response.json()["error"]["type"] in ("disallowed", "program_error")
+
+
+@pytest.mark.parametrize(("body", "status", "kind"), [
+    ({**ROSENBROCK, "runs": [{"optimizer": "lion"}]}, 422, "request_invalid"),
+    ({**ROSENBROCK, "runs": []}, 422, "request_invalid"),
+    ({**ROSENBROCK, "steps": 10**6, "runs": [{"optimizer": "sgd"}]}, 422, "request_invalid"),
+    ({**ROSENBROCK, "runs": [{"optimizer": "sgd", "scheduler": {"kind": "nope"}}]}, 422,
+     "request_invalid"),
+    ({**ROSENBROCK, "runs": [{"optimizer": "adam", "not_an_option": 1}]}, 422,
+     "request_invalid"),
+    ({**ROSENBROCK, "runs": [{"optimizer": "sgd", "lr": 0.1,
+                              "scheduler": {"kind": "warmup", "start_factor": 2.0}}]},
+     422, "request_invalid"),
+    ({"surface": "nowhere", "start": [0, 0], "runs": [{"optimizer": "sgd"}]}, 422,
+     "request_invalid"),
+    ({"surface": {"expr": "x +"}, "start": [0, 0], "runs": [{"optimizer": "sgd"}]}, 400,
+     "program_error"),
+    ({"surface": {"expr": "torch.stack([x, y])"}, "start": [0, 0],
+      "runs": [{"optimizer": "sgd"}]}, 400, "program_error"),
+])
+def test_bad_descent_requests_get_the_error_envelope(client: TestClient, body: dict[str, object],
+                                                     status: int, kind: str) -> None:
+    assert_error(client.post("/api/descent", json=body), status, kind)
+
+
+def test_an_oversize_grid_is_refused(client: TestClient) -> None:
+    response = client.post("/api/surface", json={"surface": "booth", "x_range": [0, 1],
+                                                  "y_range": [0, 1], "resolution": 5000})
+    assert_error(response, 422, "request_invalid")
