@@ -169,13 +169,13 @@ class _Runner:
         self.lr: list[float] = []
         self.lr_y: list[float] = []
 
-    def step(self, loss: torch.Tensor) -> None:
+    def step(self, losses: torch.Tensor, r: int) -> None:
         groups = self.optimizer.param_groups
         self.lr.append(float(groups[0]["lr"]))
         self.lr_y.append(float(groups[-1]["lr"]))
         self.optimizer.step()
         if isinstance(self.scheduler, lr_scheduler.ReduceLROnPlateau):
-            self.scheduler.step(loss)  # stepped with the loss, as torch asks
+            self.scheduler.step(losses[r])  # stepped with the run's loss, as torch asks
         elif self.scheduler is not None:
             self.scheduler.step()
 
@@ -240,7 +240,7 @@ def race(fn: SurfaceFn, start: tuple[float, float], steps: int, runs: list[Run],
         clipped[k] = P.grad
         seen = loss.detach()
         for r, runner in enumerate(runners):
-            runner.step(seen[r])
+            runner.step(seen, r)
         points[k + 1] = rows
         states.append(_state_now(runners))
     with torch.no_grad():

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 
 from app import schemas
 from app.deps import get_pool, templates
@@ -48,18 +48,22 @@ async def surfaces() -> object:
 @router.post("/api/surface", response_model=schemas.GridResponse)
 async def surface(request: schemas.SurfaceRequest, settings: SettingsDep, pool: PoolDep) -> object:
     return await _run(pool, settings, "surface", **request.spec(), x_range=request.x_range,
-                y_range=request.y_range, resolution=request.resolution)
+                      y_range=request.y_range, resolution=request.resolution)
 
 
 @router.post("/api/descent", response_model=schemas.DescentResponse)
 async def descent(request: schemas.DescentRequest, settings: SettingsDep, pool: PoolDep) -> object:
-    return await _run(pool, settings, "descent", **request.spec(), start=request.start,
-                steps=request.steps, runs=[run.to_run() for run in request.runs],
-                noise=request.noise, seed=request.seed, sweep=request.sweep)
+    race = await _run(pool, settings, "descent", **request.spec(), start=request.start,
+                      steps=request.steps, runs=[run.to_run() for run in request.runs],
+                      noise=request.noise, seed=request.seed, sweep=request.sweep)
+    # A race is up to 10^6 numbers: the model takes the dataclass's lists as they are and
+    # writes JSON in one pass, where returning the dataclass would deep-copy them (asdict).
+    body = schemas.DescentResponse.model_validate(race, from_attributes=True)
+    return Response(body.model_dump_json(), media_type="application/json")
 
 
 @router.post("/api/basins", response_model=schemas.BasinsResponse)
 async def basins(request: schemas.BasinsRequest, settings: SettingsDep, pool: PoolDep) -> object:
     return await _run(pool, settings, "basins", **request.spec(), run=request.run.to_run(),
-                x_range=request.x_range, y_range=request.y_range,
-                resolution=request.resolution, steps=request.steps)
+                      x_range=request.x_range, y_range=request.y_range,
+                      resolution=request.resolution, steps=request.steps)

@@ -1,0 +1,121 @@
+"""Benchmark the descent lab: `python bench/descent.py [--repeats N]`.
+
+Prints three figures, each measured in this one run, baselines in the same process:
+
+1. a race of 7 runs x 1,000 steps on Rosenbrock through POST /api/descent (the real app and
+   sandbox pool, in-process via TestClient) vs the naive loop: plain torch.optim, one optimizer
+   after another, one forward/backward per run per step. Target >= 4x, trajectories within 1e-6.
+2. a 200x200 grid of Rosenbrock through POST /api/surface, and evaluate() alone, vs f point by
+   point (one torch call per point). Target >= 100x.
+3. a 40x40 basins map (Himmelblau, Adam, 200 steps) through POST /api/basins. Target <= 2 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path[:0] = [str(ROOT)]
+
+import torch  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
+
+from app.main import create_app  # noqa: E402
+from app.optimizers import OPTIMIZERS  # noqa: E402
+from app.surfaces import SURFACES, evaluate, surface_fn  # noqa: E402
+
+START = (-1.5, 2.0)
+STEPS = 1_000
+RUNS = [{"optimizer": name, "lr": SURFACES["rosenbrock"].lr[name]} for name in OPTIMIZERS]
+
+
+def _best(fn: Callable[[], object], repeats: int) -> tuple[float, object]:
+    times, result = [], None
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        result = fn()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times), result
+
+
+def naive_race() -> list[list[list[float]]]:
+    """What a learner writes: each optimizer in turn, its own forward and backward per step."""
+    paths = []
+    for run in RUNS:
+        cls, preset = OPTIMIZERS[str(run["optimizer"])]
+        p = torch.tensor(list(START), requires_grad=True)
+        optimizer = cls([p], lr=run["lr"], **preset)
+        points = [p.detach().clone()]
+        for _ in range(STEPS):
+            optimizer.zero_grad()
+            loss = (1 - p[0]) ** 2 + 100 * (p[1] - p[0] ** 2) ** 2
+            loss.backward()
+            optimizer.step()
+            points.append(p.detach().clone())
+        paths.append(torch.stack(points).tolist())
+    return paths
+
+
+def point_by_point(n: int) -> list[list[float]]:
+    f = surface_fn("rosenbrock")
+    xs, ys = torch.linspace(-2, 2, n), torch.linspace(-1, 3, n)
+    with torch.no_grad():
+        return [[float(f(x, y)) for x in xs] for y in ys]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    torch.set_num_threads(1)  # as in a sandbox worker
+    with TestClient(create_app()) as client:
+        def endpoint_race() -> object:
+            response = client.post("/api/descent", json={
+                "surface": "rosenbrock", "start": list(START), "steps": STEPS, "runs": RUNS})
+            assert response.status_code == 200, response.text
+            return response.json()
+
+        endpoint_race()  # warm: the worker's first optimizer imports torch._dynamo
+        naive_race()
+        t_api, race = _best(endpoint_race, args.repeats)
+        t_naive, paths = _best(naive_race, args.repeats)
+        ours = torch.tensor([run["points"] for run in race["runs"]])  # type: ignore[index]
+        gap = float((ours - torch.tensor(paths)).abs().max())
+        print(f"race 7x{STEPS} Rosenbrock: endpoint {t_api * 1e3:.0f} ms, naive loop "
+              f"{t_naive * 1e3:.0f} ms -> {t_naive / t_api:.1f}x (target >= 4x); "
+              f"max |trajectory difference| {gap:.1e} (<= 1e-6: {gap <= 1e-6})")
+
+        def endpoint_grid() -> object:
+            return client.post("/api/surface", json={"surface": "rosenbrock", "x_range": [-2, 2],
+                                                     "y_range": [-1, 3], "resolution": 200})
+
+        endpoint_grid()
+        f = surface_fn("rosenbrock")
+        t_grid_api, _ = _best(endpoint_grid, args.repeats)
+        t_grid, _ = _best(lambda: evaluate(f, (-2, 2), (-1, 3), 200, max_numel=10**6),
+                          args.repeats)
+        t_points, _ = _best(lambda: point_by_point(200), 1)
+        print(f"grid 200x200: evaluate {t_grid * 1e3:.1f} ms, endpoint {t_grid_api * 1e3:.0f} ms, "
+              f"point by point {t_points * 1e3:.0f} ms -> {t_points / t_grid:.0f}x in-process, "
+              f"{t_points / t_grid_api:.0f}x through the endpoint (target >= 100x)")
+
+        def endpoint_basins() -> object:
+            response = client.post("/api/basins", json={
+                "surface": "himmelblau", "run": {"optimizer": "adam", "lr": 0.1},
+                "x_range": [-5, 5], "y_range": [-5, 5], "resolution": 40, "steps": 200})
+            assert response.status_code == 200, response.text
+            return response.json()
+
+        endpoint_basins()
+        t_basins, _ = _best(endpoint_basins, args.repeats)
+        print(f"basins 40x40, 200 Adam steps: endpoint {t_basins * 1e3:.0f} ms "
+              f"(target <= 2000 ms)")
+
+
+if __name__ == "__main__":
+    main()
