@@ -494,7 +494,9 @@ class Evaluator:
         except (*_LIMITS, ControlFlow):
             raise  # the limits hold whatever the program catches
         except Exception as exc:  # noqa: BLE001 - matched against the program's handlers
+            raised_at = self.error_line
             for handler in node.handlers:
+                self.line = self.error_line = handler.lineno  # an error here is this line's
                 kinds = Exception if handler.type is None else self.eval(handler.type, scope)
                 if not _is_exception_type(kinds):
                     raise Disallowed("'except' takes exception classes such as RuntimeError",
@@ -507,6 +509,7 @@ class Evaluator:
                     self.exec_block(handler.body, scope)
                     break
             else:
+                self.error_line = raised_at
                 raise
         else:
             self.exec_block(node.orelse, scope)

@@ -52,7 +52,8 @@ class UserFunction:
         caller_line = machine.line
         machine.depth += 1
         try:
-            if isinstance(self.body, ast.expr):
+            if isinstance(self.body, ast.expr):  # a lambda: its errors are its own line's
+                machine.line = self.body.lineno
                 return machine.eval(self.body, local)
             machine.exec_block(self.body, local)
             return None

@@ -260,7 +260,7 @@ class _Machine(Evaluator):
 
     def _function_def(self, node: ast.FunctionDef, scope: Scope) -> None:
         if node.decorator_list:
-            raise Disallowed("decorators are not allowed here", line=self.line,
+            raise Disallowed("decorators are not allowed here", line=node.decorator_list[0].lineno,
                              hint_key="hint.disallowed_syntax")
         scope.set(node.name, self.functions.make_function(node, scope))
 
