@@ -1,0 +1,630 @@
+"""Hostile programs through POST /api/graph: each one gets its 4xx, and the server carries on.
+
+The tables are grouped by what a program tries: escapes (reaching Python or the machine past
+the allow-list), writing files, exhausting memory, time or output, and malformed requests.
+Each case names the error type it must get and, where the culprit sits on a known line, that
+line. After each group, /healthz still answers.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import torch
+from fastapi.testclient import TestClient
+
+from app.settings import get_settings, load_settings
+from tests.helpers import assert_error
+
+ROOT = Path(__file__).resolve().parent.parent
+STATUS = {"disallowed": 400, "program_error": 400, "too_large": 413, "timeout": 408,
+          "request_invalid": 422}
+
+
+def case(name: str, code: str, kind: str = "disallowed", line: int | None = 1) -> object:
+    """One hostile program: the error type it must get, and its line (None: not checked)."""
+    return pytest.param(code, kind, line, id=name)
+
+
+def _refused(client: TestClient, code: str, kind: str, line: int | None) -> dict[str, object]:
+    error = assert_error(client.post("/api/graph", json={"code": code}), STATUS[kind], kind)
+    if line is not None:
+        assert error["line"] == line, error
+    return error
+
+
+def _assert_healthy(client: TestClient) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 200, response.text
+    assert response.json()["status"] == "ok"
+
+
+_CTX = """class Sneaky(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        {}
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+
+y = Sneaky.apply(torch.ones(2, requires_grad=True))
+"""
+
+ESCAPES = [
+    # Dunder chains: the start of nearly every Python sandbox escape.
+    case("subclasses", "().__class__.__bases__[0].__subclasses__()"),
+    case("class-of-tuple", "t = ()\nk = t.__class__", line=2),
+    case("grad-fn-class", "x = torch.ones(1, requires_grad=True) * 2\nk = x.grad_fn.__class__",
+         line=2),
+    case("grad-fn-saved", "x = torch.ones(1, requires_grad=True)\ny = x.exp()\n"
+         "s = y.grad_fn._saved_result", line=3),
+    case("tensor-dict", "d = torch.ones(1).__dict__"),
+    case("tensor-reduce", "r = torch.ones(1).__reduce_ex__(2)"),
+    case("print-self", "m = print.__self__"),
+    case("print-globals", "g = print.__globals__"),
+    case("func-globals", "def f():\n    pass\ng = f.__globals__", line=3),
+    case("func-code", "def f():\n    pass\nc = f.__code__", line=3),
+    case("func-closure", "def f():\n    pass\nc = f.__closure__", line=3),
+    case("func-internals", "def f():\n    pass\nm = f.machine", line=3),
+    case("lambda-code", "c = (lambda: 0).__code__"),
+    case("builtins-name", "b = __builtins__"),
+    case("import-dunder", "os = __import__('os')"),
+    case("name-dunder", "n = __name__"),
+    case("spec-dunder", "s = __spec__"),
+    case("exception-traceback", "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n"
+         "    tb = e.__traceback__", line=4),
+    case("exception-args", "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n    a = e.args",
+         line=4),
+    case("exception-with-traceback", "try:\n    1 / 0\nexcept ZeroDivisionError as e:\n"
+         "    e.with_traceback(None)", line=4),
+    case("kwargs-dunder", "d = dict(**{'__class__': 1})"),
+    case("kwargs-private", "print(**{'_file': 1})"),
+    # Python builtins that reach the interpreter, files or the process.
+    case("getattr", "x = torch.ones(1)\ng = getattr(x, 'grad')", line=2),
+    case("setattr", "setattr(torch, 'load', print)"),
+    case("delattr", "delattr(torch, 'ones')"),
+    case("vars", "v = vars()"),
+    case("globals", "g = globals()"),
+    case("locals", "l = locals()"),
+    case("dir", "d = dir(torch)"),
+    case("type", "t = type(torch.ones(1))"),
+    case("type-3-args", "T = type('T', (), {})"),
+    case("compile", "c = compile('1', 'x', 'eval')"),
+    case("exec", "exec('import os')"),
+    case("eval", "eval('1 + 1')"),
+    case("open", "f = open('/etc/passwd')"),
+    case("breakpoint", "breakpoint()"),
+    case("help", "help(torch)"),
+    case("input", "s = input()"),
+    case("memoryview", "m = memoryview(torch.ones(1).numpy())"),
+    case("object", "o = object()"),
+    case("super", "s = super()"),
+    case("id", "i = id(torch)"),
+    case("hash", "h = hash(torch.ones(1))"),
+    case("iter-next", "n = next(iter([1]))"),
+    case("chr", "c = chr(95)"),
+    case("format-builtin", "s = format(torch.ones(1), '')"),
+    case("classmethod", "c = classmethod(print)"),
+    case("staticmethod-call", "s = staticmethod(print)"),
+    case("property", "p = property(print)"),
+    case("exit", "exit()"),
+    case("quit", "quit()"),
+    case("except-base-exception", "try:\n    1 / 0\nexcept BaseException:\n    pass", line=3),
+    case("bytes-literal", "b = b'\\x00'"),
+    # Format strings: str.format and % walk attributes; f-strings are evaluated by us.
+    case("format-attribute", "s = '{0.__class__}'.format(torch.ones(1))"),
+    case("format-method", "s = '{}'.format(1)"),
+    case("percent-format", "s = '%s' % torch.ones(1)"),
+    case("percent-format-dict", "s = '%(a)s' % {'a': 1}"),
+    case("fstring-dunder", "s = f'{().__class__}'"),
+    case("fstring-conversion", "s = f'{().__class__!r}'"),
+    case("fstring-nested-spec", "s = f'{1:{().__class__}}'"),
+    # Generators, frames and function internals.
+    case("generator-frame", "g = (i for i in range(3))\nf = g.gi_frame", line=2),
+    case("generator-code", "g = (i for i in range(3))\nc = g.gi_code", line=2),
+    case("parameters-frame", "m = nn.Linear(1, 1)\nf = m.parameters().gi_frame", line=2),
+    case("yield", "def f():\n    yield 1\nf()", line=2),
+    case("lambda-yield", "f = lambda: (yield)\nf()", line=1),
+    case("await", "async def f():\n    await f()"),
+    case("async-for", "async def f():\n    async for i in x:\n        pass"),
+    # Defaults, parameters and names that smuggle a forbidden value.
+    case("default-dunder", "def f(x=().__class__):\n    return x"),
+    case("default-open", "def f(x=open):\n    return x"),
+    case("lambda-default", "f = lambda x=eval: x"),
+    case("private-parameter", "def f(_secret):\n    return _secret"),
+    case("private-kwonly", "def f(*, _a=1):\n    return 1"),
+    case("private-function-name", "def _f():\n    pass"),
+    case("private-variable", "_x = 1"),
+    case("private-except-name", "try:\n    1 / 0\nexcept ZeroDivisionError as _e:\n    pass",
+         line=3),
+    # Classes: only `class X(torch.autograd.Function)` with @staticmethod forward/backward.
+    case("plain-class", "class A:\n    pass"),
+    case("object-class", "class A(object):\n    pass"),
+    case("module-subclass", "class M(nn.Module):\n    def forward(self, x):\n        return x"),
+    case("linear-subclass", "class M(torch.nn.Linear):\n    pass"),
+    case("tensor-subclass", "class T(torch.Tensor):\n    pass"),
+    case("metaclass", "class A(torch.autograd.Function, metaclass=type):\n    pass"),
+    case("class-attribute", "class A(torch.autograd.Function):\n    secret = 1", line=2),
+    case("instance-method", "class A(torch.autograd.Function):\n    def forward(ctx, x):\n"
+         "        return x", line=2),
+    case("classmethod-decorator", "class A(torch.autograd.Function):\n    @classmethod\n"
+         "    def forward(cls, ctx, x):\n        return x", line=3),
+    case("dunder-method", "class A(torch.autograd.Function):\n    @staticmethod\n"
+         "    def __init_subclass__(ctx):\n        pass"),
+    case("decorated-function", "@torch.no_grad()\ndef f():\n    pass"),
+    case("staticmethod-outside-class", "@staticmethod\ndef f():\n    pass"),
+    case("function-apply", "a = torch.autograd.Function.apply"),
+    case("function-call", "f = torch.autograd.Function()"),
+    # Unicode look-alikes: Python folds these to ASCII (NFKC), so they are the same names.
+    case("fullwidth-dunder", "k = ().＿＿class＿＿", "program_error"),  # ＿ cannot start a name
+    case("math-bold-dunder", "k = ().__𝐜𝐥𝐚𝐬𝐬__"),
+    case("fullwidth-open", "f = ｏｐｅｎ('/etc/passwd')"),
+    case("fullwidth-torch-load", "torch.ｌｏａｄ('x')"),
+    case("math-bold-eval", "𝐞𝐯𝐚𝐥('1')"),
+    case("fullwidth-import", "ｏｓ = __ｉｍｐｏｒｔ__('os')"),
+    case("cyrillic-open", "f = оpen('/etc/passwd')", kind="program_error"),
+    # Imports: torch, torch.nn(.functional), torch.optim(.lr_scheduler), torch.autograd, math.
+    case("import-os", "import os"),
+    case("import-sys", "import sys"),
+    case("import-subprocess", "import subprocess"),
+    case("import-pickle", "import pickle"),
+    case("import-importlib", "import importlib"),
+    case("import-builtins", "import builtins"),
+    case("import-ctypes", "import ctypes"),
+    case("import-socket", "import socket"),
+    case("import-numpy", "import numpy as np"),
+    case("import-after-torch", "import torch\nimport os", line=2),
+    case("from-os", "from os import system"),
+    case("from-torch-load", "from torch import load"),
+    case("from-torch-save-as", "from torch import save as keep"),
+    case("from-torch-jit", "from torch import jit"),
+    case("from-torch-private", "from torch import _C"),
+    case("from-serialization", "from torch.serialization import load"),
+    case("relative-import", "from . import jobs"),
+    case("star-import", "from torch import *"),
+    case("import-torch-utils", "import torch.utils"),
+    case("import-torch-cuda", "import torch.cuda"),
+    case("import-torch-private", "import torch._C"),
+    # torch members that reach files, the JIT, C++, processes or state shared by all users.
+    case("torch-load", "torch.load('/etc/passwd')"),
+    case("torch-save", "torch.save(torch.ones(1), 'x.pt')"),
+    case("torch-hub", "torch.hub.load('a/b', 'c')"),
+    case("torch-jit", "f = torch.jit.script(print)"),
+    case("torch-compile", "f = torch.compile(print)"),
+    case("torch-ops", "f = torch.ops.aten.add"),
+    case("torch-library", "lib = torch.library.Library('x', 'DEF')"),
+    case("torch-utils", "u = torch.utils.cpp_extension"),
+    case("torch-private-c", "c = torch._C"),
+    case("torch-classes", "c = torch.classes"),
+    case("torch-backends", "torch.backends.cudnn.benchmark = True"),
+    case("torch-cuda", "torch.cuda.empty_cache()"),
+    case("torch-distributed", "torch.distributed.init_process_group('gloo')"),
+    case("torch-multiprocessing", "torch.multiprocessing.spawn(print)"),
+    case("torch-from-file", "t = torch.from_file('/etc/passwd', size=10)"),
+    case("torch-empty", "t = torch.empty(100)"),
+    case("torch-set-default-dtype", "torch.set_default_dtype(torch.float64)"),
+    case("torch-set-default-device", "torch.set_default_device('cpu')"),
+    case("torch-manual-seed", "torch.manual_seed(1)"),
+    case("torch-set-num-threads", "torch.set_num_threads(64)"),
+    case("torch-set-printoptions", "torch.set_printoptions(precision=1)"),
+    case("torch-anomaly", "torch.autograd.set_detect_anomaly(True)"),
+    case("torch-autograd-graph", "h = torch.autograd.graph.saved_tensors_hooks"),
+    case("torch-fx", "g = torch.fx.symbolic_trace(print)"),
+    case("torch-legacy-constructor", "t = torch.Tensor(10**6, 10**6)"),
+    case("tensor-class-method", "f = torch.Tensor.add"),
+    case("index-namespace", "t = torch['load']"),
+    case("iterate-namespace", "for name in torch:\n    pass"),
+    # Tensor internals: storage, pointers, shared memory, raw bytes.
+    case("tensor-storage", "s = torch.ones(3).storage()"),
+    case("tensor-untyped-storage", "s = torch.ones(3).untyped_storage()"),
+    case("tensor-data-ptr", "p = torch.ones(3).data_ptr()"),
+    case("tensor-share-memory", "torch.ones(3).share_memory_()"),
+    case("tensor-pin-memory", "torch.ones(3).pin_memory()"),
+    case("tensor-resize", "torch.ones(3).resize_(10**9)"),
+    case("tensor-set", "torch.ones(3).set_(torch.ones(1))"),
+    case("tensor-apply", "torch.ones(3).apply_(print)"),
+    case("tensor-as-strided", "t = torch.ones(3).as_strided((10**9,), (0,))"),
+    case("tensor-new-empty", "t = torch.ones(3).new_empty(100)"),
+    case("numpy-tofile", "torch.ones(3).numpy().tofile('x.bin')"),
+    case("numpy-ctypes", "c = torch.ones(3).numpy().ctypes"),
+    case("numpy-base", "b = torch.ones(3).numpy().base"),
+    case("numpy-tobytes", "b = torch.ones(3).numpy().tobytes()"),
+    case("numpy-arithmetic", "a = torch.ones(3).numpy()\nb = a * 2", line=2),
+    case("numpy-scalar-list", "s = torch.ones(3).numpy().sum()\nb = s * [[0] * 10] * 10",
+         line=2),
+    # Modules and optimizers: only their public, listed attributes.
+    case("module-dict", "m = nn.Linear(1, 1)\nd = m.__dict__", line=2),
+    case("module-parameters-dict", "m = nn.Linear(1, 1)\np = m._parameters", line=2),
+    case("module-apply", "m = nn.Linear(1, 1)\nm.apply(print)", line=2),
+    case("module-register-buffer", "m = nn.Linear(1, 1)\nm.register_buffer('b', None)",
+         line=2),
+    case("module-set-weight", "m = nn.Linear(1, 1)\nm.weight = None", line=2),
+    case("module-set-forward", "m = nn.Linear(1, 1)\nm.forward = print", line=2),
+    case("module-to-empty", "m = nn.Linear(1, 1)\nm.to_empty(device='cpu')", line=2),
+    case("module-share-memory", "m = nn.Linear(1, 1)\nm.share_memory()", line=2),
+    case("optimizer-dict", "w = torch.ones(1, requires_grad=True)\nopt = optim.SGD([w], lr=0.1)\n"
+         "d = opt.__dict__", line=3),
+    case("optimizer-hook", "w = torch.ones(1, requires_grad=True)\nopt = optim.SGD([w], lr=0.1)\n"
+         "opt.register_step_pre_hook(print)", line=3),
+    case("optimizer-state-dict", "w = torch.ones(1, requires_grad=True)\n"
+         "opt = optim.SGD([w], lr=0.1)\ns = opt.state_dict()", line=3),
+    case("optimizer-step-func", "w = torch.ones(1, requires_grad=True)\n"
+         "opt = optim.SGD([w], lr=0.1)\nf = opt.step.__func__", line=3),
+    case("scheduler-lambdas", "w = torch.ones(1, requires_grad=True)\n"
+         "opt = optim.SGD([w], lr=0.1)\ns = optim.lr_scheduler.LambdaLR(opt, lambda e: 1.0)\n"
+         "f = s.lr_lambdas", line=4),
+    # An autograd.Function's ctx: its public API and the program's own fields, nothing else.
+    case("ctx-private-set", _CTX.format("ctx._secret = 1"), line=4),
+    case("ctx-private-get", _CTX.format("f = ctx._forward_cls"), line=4),
+    case("ctx-dict", _CTX.format("d = ctx.__dict__"), line=4),
+    case("ctx-class", _CTX.format("k = ctx.__class__"), line=4),
+    case("ctx-shadow-method", _CTX.format("ctx.save_for_backward = print"), line=4),
+    case("ctx-shadow-apply", _CTX.format("ctx.apply = print"), line=4),
+    case("ctx-shadow-saved", _CTX.format("ctx.saved_tensors = (x,)"), line=4),
+    case("ctx-to-save", _CTX.format("ctx.to_save = (x,)"), line=4),
+    # Syntax the lab leaves out.
+    case("raise", "raise ValueError('x')"),
+    case("global", "def f():\n    global torch\n    torch = 1\nf()", line=2),
+    case("nonlocal", "def f():\n    x = 1\n    def g():\n        nonlocal x\n    g()\nf()",
+         line=4),
+    case("async-def", "async def f():\n    pass"),
+    case("walrus", "y = (x := 5)"),
+    case("match", "match 1:\n    case 1:\n        pass"),
+    case("with-open", "with open('x') as f:\n    pass"),
+    case("with-non-manager", "with torch.ones(1):\n    pass"),
+    case("try-star", "try:\n    pass\nexcept* ValueError:\n    pass"),
+    case("delete-attribute", "del torch.load"),
+    case("set-namespace-attribute", "torch.load = print"),
+    case("set-nested-namespace", "torch.nn.functional.relu = print"),
+    case("set-math-constant", "import math\nmath.pi = 3", line=2),
+    case("set-class-attribute", "nn.Linear.forward = print"),
+    case("set-builtin-attribute", "print.x = 1"),
+    case("set-tensor-private", "x = torch.ones(1)\nx._version = 3", line=2),
+    case("set-tensor-unlisted", "x = torch.ones(1)\nx.is_leaf = False", line=2),
+    case("augmented-namespace", "torch.pi += 1"),
+]
+
+
+@pytest.mark.parametrize(("code", "kind", "line"), ESCAPES)
+def test_an_escape_is_refused(client: TestClient, code: str, kind: str, line: int | None) -> None:
+    _refused(client, code, kind, line)
+
+
+def test_limits_still_hold_inside_try_except(client: TestClient, tight: None) -> None:
+    for code, kind in [
+        ("try:\n    while True:\n        pass\nexcept Exception:\n    pass", "timeout"),
+        ("try:\n    s = 'a' * 10**9\nexcept Exception:\n    pass", "too_large"),
+        ("try:\n    t = torch.ones(10**6, 10**6)\nexcept RuntimeError:\n    pass", "too_large"),
+        ("for i in range(3):\n    try:\n        s = 'a' * 10**9\n    finally:\n        continue",
+         "too_large"),
+        ("def f():\n    try:\n        return f()\n    except Exception:\n        return 0\nf()",
+         "too_large"),
+        ("x = torch.ones(1, requires_grad=True)\ndef hook(g):\n    while True:\n        pass\n"
+         "x.register_hook(hook)\ntry:\n    x.sum().backward()\nexcept RuntimeError:\n    pass",
+         "timeout"),
+    ]:
+        _refused(client, code, kind, None)
+
+
+def test_the_server_is_healthy_after_the_escapes(client: TestClient) -> None:
+    _assert_healthy(client)
+
+
+# --- files ---------------------------------------------------------------------------------
+
+_WRITES = [
+    "torch.save(torch.ones(1), '{path}')",
+    "open('{path}', 'w').write('x')",
+    "with open('{path}', 'w') as f:\n    f.write('x')",
+    "print('x', file=open('{path}', 'w'))",
+    "torch.ones(3).numpy().tofile('{path}')",
+    "torch.ones(3).numpy().dump('{path}')",
+    "t = torch.from_file('{path}', shared=True, size=10)",
+    "import numpy\nnumpy.save('{path}', numpy.ones(3))",
+    "torch.jit.save(torch.jit.script(nn.Linear(1, 1)), '{path}')",
+    "torch.onnx.export(nn.Linear(1, 1), torch.ones(1), '{path}')",
+    "w = torch.utils.tensorboard.SummaryWriter('{path}')",
+    "torch.hub.download_url_to_file('http://127.0.0.1:1/x', '{path}')",
+    "import pickle\npickle.dump(1, open('{path}', 'wb'))",
+    "m = nn.Linear(1, 1)\ntorch.save(m.state_dict(), '{path}')",
+]
+
+
+def test_programs_that_write_files_are_refused_and_leave_no_file(client: TestClient) -> None:
+    token = f"hostile-{uuid.uuid4().hex}"
+    places = [f"/tmp/{token}", str(ROOT / token), token, f"/dev/shm/{token}"]
+    for i, template in enumerate(_WRITES):
+        for place in places:
+            code = template.format(path=f"{place}-{i}")
+            error = assert_error(client.post("/api/graph", json={"code": code}), 400,
+                                 "disallowed")
+            assert error["line"] is not None, code
+    assert _paths_named(token, ["/tmp", ROOT, Path("/dev/shm")]) == []
+    _assert_healthy(client)
+
+
+def _paths_named(token: str, roots: list[Path]) -> list[str]:
+    """Every file or directory under roots whose name holds token (.git and .venv skipped)."""
+    found = []
+    for root in roots:
+        for top, dirs, names in os.walk(root):
+            dirs[:] = [d for d in dirs if d not in (".git", ".venv")]
+            found += [os.path.join(top, name) for name in names + dirs if token in name]
+    return found
+
+
+# --- resource exhaustion -------------------------------------------------------------------
+
+EXHAUSTION = [
+    # Tensors past the element limit, refused before anything is allocated.
+    case("ones", "x = torch.ones(10**6, 10**6)", "too_large"),
+    case("randn", "x = torch.randn(100000, 100000)", "too_large"),
+    case("zeros-bool", "x = torch.zeros(10**5, 10**5, dtype=torch.bool)", "too_large"),
+    case("full", "x = torch.full((10**5, 10**5), 1.0)", "too_large"),
+    case("full-tensor-fill", "x = torch.full((10**5, 10**5), torch.tensor(1.0))", "too_large"),
+    case("arange", "x = torch.arange(10**10)", "too_large"),
+    case("arange-tensor-end", "x = torch.arange(torch.tensor(10**10))", "too_large"),
+    case("linspace", "x = torch.linspace(0, 1, 10**9)", "too_large"),
+    case("randperm", "x = torch.randperm(10**9)", "too_large"),
+    case("randint", "x = torch.randint(0, 2, (10**6, 10**6))", "too_large"),
+    case("eye", "x = torch.eye(10**5)", "too_large"),
+    case("legacy-size", "x = torch.ones(3)\ny = x.new_zeros(10**10)", "too_large", 2),
+    case("broadcast", "x = torch.ones(10**5, 1) * torch.ones(1, 10**5)", "too_large"),
+    case("broadcast-function", "a = torch.ones(10**5, 1)\nb = torch.ones(1, 10**5)\n"
+         "c = torch.maximum(a, b)", "too_large", 3),
+    case("matmul", "x = torch.ones(10**5, 1) @ torch.ones(1, 10**5)", "too_large"),
+    case("mm", "x = torch.mm(torch.ones(10**5, 1), torch.ones(1, 10**5))", "too_large"),
+    case("outer", "x = torch.outer(torch.ones(10**5), torch.ones(10**5))", "too_large"),
+    case("einsum", "a = torch.ones(10**5)\nx = torch.einsum('i,j->ij', a, a)", "too_large", 2),
+    case("kron", "x = torch.kron(torch.ones(10**4), torch.ones(10**4))", "too_large"),
+    case("cdist", "a = torch.ones(10**5, 1)\nx = torch.cdist(a, a)", "too_large", 2),
+    case("expand", "x = torch.ones(3, 1).expand(3, 10**8)", "too_large"),
+    case("repeat", "x = torch.ones(10).repeat(10**8)", "too_large"),
+    case("tile", "x = torch.ones(10).tile((10**4, 10**4))", "too_large"),
+    case("cat-many-refs", "x = torch.ones(1000)\ny = torch.cat([x] * 100000)", "too_large", 2),
+    case("stack-many-refs", "x = torch.ones(1000)\ny = torch.stack([x] * 100000)", "too_large",
+         2),
+    case("diag", "x = torch.diag(torch.ones(10**5))", "too_large"),
+    case("pad", "x = F.pad(torch.ones(1), (10**9, 0))", "too_large"),
+    case("cartesian-prod", "a = torch.arange(10**4)\nx = torch.cartesian_prod(a, a)",
+         "too_large", 2),
+    case("combinations", "x = torch.combinations(torch.arange(3000), r=3)", "too_large"),
+    case("one-hot-data", "x = F.one_hot(torch.tensor([10**9]))", "too_large"),
+    case("repeat-interleave-data", "x = torch.repeat_interleave(torch.tensor([10**10]))",
+         "too_large"),
+    case("bincount-data", "x = torch.bincount(torch.tensor([10**10]))", "too_large"),
+    case("histc-bins", "x = torch.histc(torch.ones(3), bins=10**10)", "too_large"),
+    case("multinomial", "x = torch.multinomial(torch.ones(3), 10**10, replacement=True)",
+         "too_large"),
+    case("advanced-index", "x = torch.ones(1, 10**6)\ni = torch.zeros(10**6, dtype=torch.long)\n"
+         "y = x[i]", "too_large", 3),
+    case("index-select", "x = torch.ones(1, 10**6)\ni = torch.zeros(10**6, dtype=torch.long)\n"
+         "y = torch.index_select(x, 0, i)", "too_large", 3),
+    case("nested-list-tensor", "x = torch.tensor([[0] * 10**5] * 10**5)", "too_large"),
+    case("range-tensor", "x = torch.tensor(range(10**9))", "too_large"),
+    case("new-tensor-range", "x = torch.ones(1).new_tensor(range(10**9))", "too_large"),
+    case("setitem-nested-list", "x = torch.ones(3, 3)\nx[0] = [[0] * 10**5] * 10**5",
+         "too_large", 2),
+    case("tolist", "x = torch.ones(10**7).tolist()", "too_large"),
+    case("split-pieces", "x = torch.ones(10**7)\np = x.split(1)", "too_large", 2),
+    case("unbind-pieces", "x = torch.ones(10**7)\np = torch.unbind(x)", "too_large", 2),
+    # Layers whose parameters or outputs are past the limit, built or called.
+    case("linear-params", "m = nn.Linear(10**6, 10**6)", "too_large"),
+    case("linear-params-device", "m = nn.Linear(10**6, 10**6, device='cpu')", "too_large"),
+    case("linear-params-positional-device", "m = nn.Linear(10**6, 10**6, True, 'cpu')",
+         "too_large"),
+    case("embedding-params", "m = nn.Embedding(10**9, 10)", "too_large"),
+    case("bilinear-params", "m = nn.Bilinear(1000, 1000, 1000)", "too_large"),
+    case("batchnorm-params", "m = nn.BatchNorm1d(10**9)", "too_large"),
+    case("linear-output", "m = nn.Linear(1, 10**5)\ny = m(torch.ones(10**5, 1))", "too_large", 2),
+    case("sequential-output", "m = nn.Sequential(nn.Linear(1, 10), nn.Linear(10, 10**5))\n"
+         "y = m(torch.ones(10**5, 1))", "too_large", 2),
+    case("loss-broadcast", "loss = nn.MSELoss()\ny = loss(torch.ones(10**5, 1), "
+         "torch.ones(1, 10**5))", "too_large", 2),
+    case("functional-linear", "y = F.linear(torch.ones(10**5, 1), torch.ones(10**5, 1))",
+         "too_large"),
+    # Tensors compared or summed by Python's own C code.
+    case("sum-builtin", "a = torch.ones(10**5, 1)\nb = torch.ones(1, 10**5)\nc = sum([a, b])",
+         "too_large", 3),
+    case("max-builtin", "a = torch.ones(10**5, 1)\nb = torch.ones(1, 10**5)\nc = max([a, b])",
+         "too_large", 3),
+    case("sorted-builtin", "a = torch.ones(10**5, 1)\nb = torch.ones(1, 10**5)\n"
+         "c = sorted([a, b])", "too_large", 3),
+    case("in-list", "a = torch.ones(10**5, 1)\nb = torch.ones(1, 10**5)\nc = a in [b]",
+         "too_large", 3),
+    case("list-equality", "a = torch.ones(10**5, 1)\nb = torch.ones(1, 10**5)\nc = [a] == [b]",
+         "too_large", 3),
+    case("sorted-key-factory", "x = sorted([[10**5, 10**5]], key=torch.ones)", "too_large"),
+    # Python integers, strings and lists.
+    case("power-tower", "x = 9**9**9", "too_large"),
+    case("power", "x = 2**10**6", "too_large"),
+    case("shift", "x = 1 << 10**9", "too_large"),
+    case("int-literal", "x = " + "9" * 2000, "too_large"),
+    case("int-parse", "x = int('9' * 4000)", "too_large"),
+    case("int-squaring", "x = 3\nfor i in range(100):\n    x = x * x", "too_large", 3),
+    case("string-repeat", "s = 'a' * 10**9", "too_large"),
+    case("list-repeat", "x = [0] * 10**9", "too_large"),
+    case("tuple-repeat", "x = (0,) * 10**9", "too_large"),
+    case("list-doubling", "x = [0]\nfor i in range(100):\n    x = x + x", "too_large", 3),
+    case("string-doubling", "s = 'ab'\nwhile True:\n    s += s", "too_large", 3),
+    case("extend-doubling", "x = [0]\nfor i in range(100):\n    x.extend(x)", "too_large", 3),
+    case("extend-range", "x = []\nx.extend(range(10**9))", "too_large", 2),
+    case("slice-assign-range", "x = []\nx[:] = range(10**9)", "too_large", 2),
+    case("iadd-range", "x = []\nx += range(10**9)", "too_large", 2),
+    case("dict-ior-zip", "d = {}\nd |= zip(range(10**9), range(10**9))", "too_large", 2),
+    case("in-range-float", "x = 1.5 in range(10**18)", "too_large"),
+    case("in-zip", "x = (1, 1) in zip(range(10**18), range(10**18))", "too_large"),
+    case("list-of-range", "x = list(range(10**9))", "too_large"),
+    case("sorted-range", "x = sorted(range(10**9))", "too_large"),
+    case("max-range", "x = max(range(10**15))", "too_large"),
+    case("format-width", "s = f'{1:999999999}'", "too_large"),
+    case("format-nested-width", "w = 10**9\ns = f'{1:{w}}'", "too_large", 2),
+    case("format-precision", "s = f'{1.0:.1000000f}'", "too_large"),
+    case("str-of-shared-list", "s = 'a' * 100000\nt = str([s] * 100000)", "too_large", 2),
+    case("print-nested-list", "print([[0] * 100000] * 100000)", "too_large"),
+    case("fstring-of-list", "x = [[0] * 100000] * 100000\ns = f'{x}'", "too_large", 2),
+    case("repr-of-tensor", "x = torch.zeros([2] * 23)\ns = repr(x)", "too_large", 2),
+    case("many-strings", "s = 'a' * 100000\nt = [s * 1 for i in range(100000)]", "timeout", 2),
+    case("many-lists", "x = [0] * 100000\ny = [x.copy() for i in range(100000)]", "timeout", 2),
+    case("key-error-repr", "d = {}\nt = ('a' * 10**5,) * 10**5\nv = d[t]", "program_error", 3),
+    # Recursion and nesting.
+    case("recursion", "def f(n):\n    return f(n + 1)\nf(0)", "too_large", 2),
+    case("mutual-recursion", "def f():\n    return g()\ndef g():\n    return f()\nf()",
+         "too_large", None),
+    case("lambda-recursion", "f = lambda n: f(n + 1)\nf(0)", "too_large"),
+    case("nested-unary", "x = " + "-" * 150 + "1", "too_large"),
+    case("nested-lists", "x = " + "[" * 150 + "]" * 150, "too_large"),
+    case("nested-parentheses", "x = " + "(" * 300 + "1" + ")" * 300, "program_error", None),
+    case("long-chain", "x = 1" + " + 1" * 5000, "too_large", None),
+    case("nested-list-repr", "x = []\nfor i in range(20000):\n    x = [x]\nprint(x)",
+         "too_large", 4),
+    # Output and the graph.
+    case("stdout-flood", "while True:\n    print('x' * 1000)", "too_large", 2),
+    case("stdout-many-lines", "for i in range(10**5):\n    print(i)", "too_large", 2),
+    case("stdout-one-line", "print('a' * 100000)", "too_large"),
+    case("graph-flood", "x = torch.ones(1, requires_grad=True)\ny = x\nfor i in range(3000):\n"
+         "    y = y * 1.0", "too_large", None),
+    # The program text itself.
+    case("program-size", "x = 1\n" * 5000, "too_large", None),
+    case("program-megabyte", "#" * 1_000_000, "too_large", None),
+    case("nul-byte", "x = 1\x00", "program_error", None),
+    case("lone-surrogate", "s = '\\ud800'", "program_error"),
+]
+
+
+@pytest.mark.parametrize(("code", "kind", "line"), EXHAUSTION)
+def test_exhaustion_is_refused(client: TestClient, code: str, kind: str, line: int | None) -> None:
+    _refused(client, code, kind, line)
+
+
+def test_many_medium_tensors_are_refused_past_the_memory_limit(client: TestClient) -> None:
+    code = "xs = []\nfor i in range(30):\n    xs.append(torch.ones(10**7 - 1))"
+    error = _refused(client, code, "too_large", 3)
+    assert "MiB" in str(error["message"])
+
+
+def test_the_server_is_healthy_after_the_exhaustion(client: TestClient) -> None:
+    _assert_healthy(client)
+
+
+# --- time ------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tight(client: TestClient) -> Iterator[None]:
+    """Small step and time limits, so a program that runs too long is stopped quickly."""
+    settings = load_settings().model_copy(update={
+        "steps": 20_000, "wall_seconds": 1.0, "cpu_seconds": 1.0})
+    client.app.dependency_overrides[get_settings] = lambda: settings  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        client.app.dependency_overrides.pop(get_settings)  # type: ignore[attr-defined]
+
+
+TIME = [
+    case("while-true", "while True:\n    pass", "timeout", None),
+    case("while-one", "x = 0\nwhile 1:\n    x = x + 1", "timeout", None),
+    case("for-huge-range", "for i in range(10**9):\n    pass", "timeout", None),
+    case("nested-loops", "for i in range(10**5):\n    for j in range(10**5):\n        pass",
+         "timeout", None),
+    case("sum-huge-range", "x = sum(range(10**15))", "timeout", None),
+    case("comprehension", "x = [i for i in range(10**9) if i < 0]", "timeout", None),
+    case("infinite-recursion-in-loop", "def f():\n    for i in range(10**9):\n        pass\nf()",
+         "timeout", None),
+    case("endless-hook", "x = torch.ones(1, requires_grad=True)\ndef h(g):\n    while True:\n"
+         "        pass\nx.register_hook(h)\nx.sum().backward()", "timeout", None),
+    case("endless-forward", _CTX.format("while True:\n            pass"), "timeout", None),
+    case("endless-gradcheck", "def f(x):\n    while True:\n        pass\n"
+         "torch.autograd.gradcheck(f, (torch.ones(2, dtype=torch.double, requires_grad=True),))",
+         "timeout", None),
+    case("matmul-loop", "a = torch.randn(1500, 1500)\nfor i in range(10**4):\n    b = a @ a",
+         "timeout", None),
+    case("big-elementwise-loop", "a = torch.randn(5 * 10**6)\nfor i in range(10**4):\n"
+         "    a.mul_(1.0001)", "timeout", None),
+    case("gradcheck-big", "x = torch.randn(3000, dtype=torch.double, requires_grad=True)\n"
+         "torch.autograd.gradcheck(torch.sin, (x,))", "timeout", None),
+]
+
+
+@pytest.mark.parametrize(("code", "kind", "line"), TIME)
+def test_a_long_program_times_out(client: TestClient, tight: None, code: str, kind: str,
+                                  line: int | None) -> None:
+    _refused(client, code, kind, line)
+
+
+def test_the_server_is_healthy_after_the_timeouts(client: TestClient) -> None:
+    _assert_healthy(client)
+
+
+# --- malformed requests --------------------------------------------------------------------
+
+MALFORMED = [
+    pytest.param({"content": b"not json", "headers": {"content-type": "application/json"}},
+                 id="not-json"),
+    pytest.param({"content": b"\xff\xfe", "headers": {"content-type": "application/json"}},
+                 id="invalid-utf8"),
+    pytest.param({"content": b"code=x", "headers": {
+        "content-type": "application/x-www-form-urlencoded"}}, id="form-encoded"),
+    pytest.param({"json": []}, id="json-list"),
+    pytest.param({"json": "x = 1"}, id="json-string"),
+    pytest.param({"json": 1}, id="json-number"),
+    pytest.param({"json": None}, id="json-null"),
+    pytest.param({"json": {}}, id="missing-code"),
+    pytest.param({"json": {"device": "cpu"}}, id="device-only"),
+    pytest.param({"json": {"code": 1}}, id="code-number"),
+    pytest.param({"json": {"code": None}}, id="code-null"),
+    pytest.param({"json": {"code": ["x = 1"]}}, id="code-list"),
+    pytest.param({"json": {"code": {"x": 1}}}, id="code-object"),
+    pytest.param({"json": {"code": True}}, id="code-bool"),
+    pytest.param({"json": {"code": "x = 1", "evil": 1}}, id="extra-field"),
+    pytest.param({"json": {"code": "x = 1", "limits": {"steps": 10**9}}}, id="extra-limits"),
+    pytest.param({"json": {"code": "x = 1", "device": "tpu"}}, id="device-unknown"),
+    pytest.param({"json": {"code": "x = 1", "device": "cuda:1"}}, id="device-index"),
+    pytest.param({"json": {"code": "x = 1", "device": ""}}, id="device-empty"),
+    pytest.param({"json": {"code": "x = 1", "device": 0}}, id="device-number"),
+]
+
+
+@pytest.mark.parametrize("request_args", MALFORMED)
+def test_a_malformed_request_is_rejected(client: TestClient,
+                                         request_args: dict[str, object]) -> None:
+    response = client.post("/api/graph", **request_args)  # type: ignore[arg-type]
+    assert_error(response, 422, "request_invalid")
+
+
+def test_json_nested_too_deeply_is_a_400(client: TestClient) -> None:
+    # The JSON parser gives up (RecursionError) before validation: FastAPI answers 400.
+    body = b'{"code": "x = 1", "device": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    response = client.post("/api/graph", content=body,
+                           headers={"content-type": "application/json"})
+    assert_error(response, 400, "http_error")
+
+
+def test_a_huge_request_is_too_large(client: TestClient) -> None:
+    response = client.post("/api/graph", json={"code": "x = 1\n" * 2_000_000})
+    assert_error(response, 413, "too_large")
+
+
+def test_asking_for_cuda_without_a_gpu_is_a_program_error(client: TestClient) -> None:
+    response = client.post("/api/graph", json={"code": "x = torch.ones(1)", "device": "cuda"})
+    if torch.cuda.is_available():
+        assert response.status_code == 200, response.text
+    else:
+        error = assert_error(response, 400, "program_error")
+        assert error["hint_key"] == "hint.no_cuda"
+
+
+def test_other_methods_are_not_allowed(client: TestClient) -> None:
+    assert_error(client.get("/api/graph"), 405, "method_not_allowed")
+    assert_error(client.put("/api/graph", json={"code": "x = 1"}), 405, "method_not_allowed")
+
+
+def test_the_server_is_healthy_after_the_malformed_requests(client: TestClient) -> None:
+    _assert_healthy(client)
