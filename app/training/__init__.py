@@ -1,0 +1,36 @@
+"""The training-dynamics lessons (tutorial §4.1, §5): plain functions over torch.nn that return
+frozen dataclasses of plain values. routes/training.py serves them; app.jobs runs them in a worker.
+
+    flow.py       gradient_flow: per-layer weight-gradient norms, over the first steps too
+    loop.py       train: the training loop on a 2-D data set, one chunk of steps per call
+    precision.py  accumulate (gradient accumulation) and compare_precision (autocast vs float32)
+    nan.py        hunt_nan: the first non-finite step, and the layer and op it came from
+    models.py     the MLP, the data sets and the size limits they share
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from app.training.flow import FLOW_PRESETS, GradientFlow, gradient_flow
+from app.training.loop import OPTIMIZERS, SCHEDULERS, TrainChunk, TrainConfig, TrainState, train
+from app.training.models import ACTIVATIONS, INITS, SIZES, DatasetName, Sizes
+from app.training.nan import CAUSES, FIXES, NanHunt, hunt_nan
+from app.training.precision import Accumulation, Precision, accumulate, compare_precision
+
+# What a sandbox job may ask for by name (app.jobs:training); each takes device= and keywords.
+LESSONS: dict[str, Callable[..., object]] = {
+    "flow": gradient_flow,
+    "train": train,
+    "accumulation": accumulate,
+    "precision": compare_precision,
+    "nan": hunt_nan,
+}
+
+__all__ = [
+    "ACTIVATIONS", "CAUSES", "DatasetName", "FIXES", "FLOW_PRESETS", "INITS", "LESSONS",
+    "OPTIMIZERS", "SCHEDULERS", "SIZES", "Accumulation", "GradientFlow", "NanHunt", "Precision",
+    "Sizes",
+    "TrainChunk", "TrainConfig", "TrainState", "accumulate", "compare_precision",
+    "gradient_flow", "hunt_nan", "train",
+]

@@ -1,0 +1,216 @@
+"""The training loop (tutorial §4.1, §4.2, §5.3) on a 2-D data set, run in chunks of steps.
+
+A run is cut into chunks so the page can watch it: each chunk is one call of `train`, which
+starts from the `TrainState` the previous chunk returned (plain tensors: the model's, optimizer's
+and scheduler's state_dicts). Batches come from the step number and the seed, never from a
+generator carried along, so the same run gives the same numbers however it is cut.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import torch
+from torch import nn
+from torch.optim.lr_scheduler import LRScheduler
+
+from app.training.models import (
+    SIZES,
+    Activation,
+    DatasetName,
+    build_mlp,
+    check_size,
+    make_dataset,
+    plain_list,
+)
+
+OptimizerName = Literal["sgd", "momentum", "nesterov", "adam", "adamw", "rmsprop", "adagrad"]
+SchedulerName = Literal["none", "step", "cosine", "onecycle"]
+Clip = Literal["none", "norm", "value"]
+
+OPTIMIZERS: dict[OptimizerName, tuple[type[torch.optim.Optimizer], dict[str, Any]]] = {
+    "sgd": (torch.optim.SGD, {}),
+    "momentum": (torch.optim.SGD, {"momentum": 0.9}),
+    "nesterov": (torch.optim.SGD, {"momentum": 0.9, "nesterov": True}),
+    "adam": (torch.optim.Adam, {}),
+    "adamw": (torch.optim.AdamW, {}),
+    "rmsprop": (torch.optim.RMSprop, {}),
+    "adagrad": (torch.optim.Adagrad, {}),
+}
+
+# Each builds the scheduler from the optimizer, the peak lr and the run's total steps.
+Schedule = Callable[[torch.optim.Optimizer, float, int], LRScheduler | None]
+SCHEDULERS: dict[SchedulerName, Schedule] = {
+    "none": lambda opt, lr, steps: None,
+    "step": lambda opt, lr, steps: torch.optim.lr_scheduler.StepLR(
+        opt, step_size=max(1, steps // 3), gamma=0.1),
+    "cosine": lambda opt, lr, steps: torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps),
+    "onecycle": lambda opt, lr, steps: torch.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=lr, total_steps=steps + 1),
+}
+
+GRID = 40  # the decision boundary is drawn on GRID × GRID points
+
+
+@dataclass(frozen=True, slots=True)
+class TrainConfig:
+    dataset: DatasetName = "moons"
+    points: int = 1000
+    noise: float = 0.1
+    width: int = 64
+    depth: int = 2
+    activation: Activation = "relu"
+    optimizer: OptimizerName = "adam"
+    lr: float = 0.01
+    weight_decay: float = 0.0
+    scheduler: SchedulerName = "none"
+    batch_size: int = 100
+    accumulation: int = 1
+    clip: Clip = "none"
+    max_norm: float = 1.0
+    steps: int = 200
+    seed: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TrainState:
+    """Where a run stopped: the state_dicts, as torch.save wrote them, for the next chunk.
+
+    .. note:: Bytes, not tensors: multiprocessing would send tensors through shared-memory files,
+       which a sandbox worker may not create, and the server never unpickles tensors this way.
+    """
+
+    step: int
+    saved: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class TrainData:
+    x: list[Any]  # [point][2]
+    y: list[Any]
+    grid_x: list[Any]
+    grid_y: list[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class TrainChunk:
+    start: int  # the first step of this chunk; steps are counted from 0
+    loss: list[Any]  # per step: the loss of the whole (accumulated) batch
+    grad_norm: list[Any]  # per step: the total gradient norm before clipping
+    clipped_norm: list[Any]  # ... and after it (the same when clip is "none")
+    lr: list[Any]  # per step: the learning rate the step used
+    accuracy: float  # on the whole data set, after the chunk's last step
+    boundary: list[list[Any]]  # P(class 1) on the grid, [row = y][column = x]
+    total: int  # the run's steps
+    diverged: bool  # the loss became NaN or infinite: the run stops here
+    data: TrainData | None = field(default=None)  # the first chunk carries the points and grid
+
+
+def chunk_steps(steps: int) -> int:
+    """Steps per chunk: about ten progress updates per run, whatever its length."""
+    return max(10, math.ceil(steps / 10))
+
+
+def train(config: TrainConfig, state: TrainState | None, *,
+          device: torch.device) -> tuple[TrainChunk, TrainState]:
+    """The next chunk of steps from `state` (None: a fresh model): what it saw, and where it is."""
+    check_size("steps", config.steps, SIZES.steps)
+    check_size("width", config.width, SIZES.width)
+    check_size("depth", config.depth, 8)
+    check_size("batch_size", config.batch_size, SIZES.batch)
+    check_size("accumulation", config.accumulation, 16)
+    x, y = make_dataset(config.dataset, config.points, config.noise, config.seed)
+    x, y = x.to(device), y.to(device)
+    torch.manual_seed(config.seed)
+    model = build_mlp(2, config.width, config.depth, 2, activation=config.activation).to(device)
+    kind, defaults = OPTIMIZERS[config.optimizer]
+    optimizer = kind(model.parameters(), lr=config.lr,  # type: ignore[call-arg]
+                     weight_decay=config.weight_decay, **defaults)
+    scheduler = SCHEDULERS[config.scheduler](optimizer, config.lr, config.steps)
+    start = 0
+    if state is not None:
+        saved = torch.load(io.BytesIO(state.saved), map_location=device, weights_only=True)
+        model.load_state_dict(saved["model"])
+        optimizer.load_state_dict(saved["optimizer"])
+        if scheduler is not None:
+            scheduler.load_state_dict(saved["scheduler"])
+        start = state.step
+    stop = min(config.steps, start + chunk_steps(config.steps))
+    batches = _Batches(len(x), config.batch_size, config.seed)
+    losses, norms, clipped, lrs = [], [], [], []
+    for step in range(start, stop):
+        lrs.append(optimizer.param_groups[0]["lr"])
+        optimizer.zero_grad()
+        total: torch.Tensor | float = 0.0
+        for k in range(config.accumulation):
+            index = batches.take(step * config.accumulation + k)
+            loss = nn.functional.cross_entropy(model(x[index]), y[index]) / config.accumulation
+            loss.backward()
+            total = total + loss.detach()  # a tensor after the first micro-batch
+        norm, after = clip_gradients(model, config.clip, config.max_norm)
+        optimizer.step()
+        if scheduler is not None:
+            scheduler.step()
+        losses.append(torch.as_tensor(total))
+        norms.append(norm)
+        clipped.append(after)
+        if not math.isfinite(float(total)):
+            break
+    with torch.no_grad():
+        accuracy = (model(x).argmax(1) == y).float().mean().item()
+        grid_x, grid_y, boundary = _boundary(model, x)
+    data = TrainData(plain_list(x), plain_list(y), plain_list(grid_x), plain_list(grid_y))
+    chunk = TrainChunk(
+        start=start, loss=plain_list(torch.stack(losses)),
+        grad_norm=plain_list(torch.stack(norms)), clipped_norm=plain_list(torch.stack(clipped)),
+        lr=lrs, accuracy=accuracy, boundary=plain_list(boundary), total=config.steps,
+        diverged=not math.isfinite(losses[-1].item()), data=data if start == 0 else None,
+    )
+    saved = io.BytesIO()
+    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                "scheduler": {} if scheduler is None else scheduler.state_dict()}, saved)
+    return chunk, TrainState(start + len(losses), saved.getvalue())
+
+
+def clip_gradients(model: nn.Module, clip: Clip,
+                   max_norm: float) -> tuple[torch.Tensor, torch.Tensor]:
+    """The total grad norm before and after clipping by torch's clip_grad_norm_/clip_grad_value_."""
+    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    before = torch.nn.utils.get_total_norm(grads)
+    if clip == "none":
+        return before, before
+    if clip == "norm":
+        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
+    else:
+        torch.nn.utils.clip_grad_value_(model.parameters(), max_norm)
+    return before, torch.nn.utils.get_total_norm(grads)
+
+
+class _Batches:
+    """Micro-batch m of a run: shuffled once per epoch, from the seed and the epoch's number."""
+
+    def __init__(self, points: int, batch_size: int, seed: int) -> None:
+        self.points, self.size, self.seed = points, min(batch_size, points), seed
+        self.per_epoch = points // self.size
+        self._epoch, self._order = -1, torch.empty(0, dtype=torch.long)
+
+    def take(self, m: int) -> torch.Tensor:
+        epoch, i = divmod(m, self.per_epoch)
+        if epoch != self._epoch:
+            g = torch.Generator().manual_seed(self.seed * 1_000_003 + epoch)
+            self._epoch, self._order = epoch, torch.randperm(self.points, generator=g)
+        return self._order[i * self.size:(i + 1) * self.size]
+
+
+def _boundary(model: nn.Module,
+              x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    low, high = x.min(0).values - 0.25, x.max(0).values + 0.25
+    xs = torch.linspace(low[0].item(), high[0].item(), GRID, device=x.device)
+    ys = torch.linspace(low[1].item(), high[1].item(), GRID, device=x.device)
+    gx, gy = torch.meshgrid(xs, ys, indexing="xy")  # gx[i][j] = xs[j]: Plotly's order
+    p = model(torch.stack([gx.reshape(-1), gy.reshape(-1)], 1)).softmax(1)[:, 1].double()
+    return xs, ys, (p.reshape(GRID, GRID) * 1000).round() / 1000  # 3 decimals: a smaller event
