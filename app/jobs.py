@@ -22,6 +22,7 @@ from app.sweeps import SWEEP_STEPS, Basins, sweep_lr
 from app.sweeps import basins as find_basins
 from app.tensors import pick_device
 from app.tracing import Graph, trace
+from app.training import LESSONS
 
 
 def graph(code: str, device: str, limits: Limits) -> Graph:
@@ -77,3 +78,8 @@ def basins(surface: str | None, expr: str | None, params: dict[str, float], run:
     minima = SURFACES[surface].minima if expr is None and surface in SURFACES else ()
     return find_basins(fn, run, x_range, y_range, resolution, steps, minima,
                        max_numel=limits.tensor_numel)
+
+
+def training(lesson: str, device: str, **options: object) -> object:
+    """Run one of the training lessons (app.training.LESSONS) on the device."""
+    return LESSONS[lesson](device=pick_device(device), **options)

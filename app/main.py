@@ -16,7 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app import i18n
 from app.deps import ROOT
 from app.errors import AppError
-from app.routes import descent, graph, home
+from app.routes import descent, graph, home, training
 from app.settings import load_settings
 
 logger = logging.getLogger(__name__)
@@ -60,6 +60,7 @@ def create_app() -> FastAPI:
     app.include_router(home.router)
     app.include_router(graph.router)
     app.include_router(descent.router)
+    app.include_router(training.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     return app
 

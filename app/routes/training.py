@@ -1,0 +1,102 @@
+"""GET /training (the page) and POST /api/training/...: each lesson runs in a sandbox worker.
+
+POST /api/training/run streams server-sent events, one per chunk of steps. Each chunk is its own
+worker job; the state between chunks (state_dicts) lives only in this response's generator and
+goes to the next job, so the server keeps nothing once the response ends or the client leaves.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import asdict
+from typing import Annotated, Any, get_args
+
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import StreamingResponse
+
+from app import i18n, schemas, training
+from app.deps import get_pool
+from app.errors import AppError
+from app.sandbox.workers import WorkerPool
+from app.settings import Settings, get_settings
+
+router = APIRouter()
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]
+PoolDep = Annotated[WorkerPool, Depends(get_pool)]
+
+
+@router.post("/api/training/flow", response_model=schemas.FlowResponse)
+def flow(request: schemas.FlowRequest, settings: SettingsDep, pool: PoolDep) -> object:
+    return _job(pool, settings, "flow", request)
+
+
+@router.post("/api/training/accumulation", response_model=schemas.AccumulationResponse)
+def accumulation(request: schemas.AccumulationRequest, settings: SettingsDep,
+                 pool: PoolDep) -> object:
+    return _job(pool, settings, "accumulation", request)
+
+
+@router.post("/api/training/precision", response_model=schemas.PrecisionResponse)
+def precision(request: schemas.PrecisionRequest, settings: SettingsDep, pool: PoolDep) -> object:
+    return _job(pool, settings, "precision", request)
+
+
+@router.post("/api/training/nan", response_model=schemas.NanResponse)
+def nan(request: schemas.NanRequest, settings: SettingsDep, pool: PoolDep) -> object:
+    return _job(pool, settings, "nan", request)
+
+
+@router.post("/api/training/run", response_class=StreamingResponse,
+             responses={200: {"content": {"text/event-stream": {}},
+                              "description": "One `data:` event per chunk (TrainChunkOut); "
+                                             "an `error` event carries the error envelope."}})
+def run(request: schemas.TrainRequest, http: Request, settings: SettingsDep,
+        pool: PoolDep) -> StreamingResponse:
+    config = training.TrainConfig(**request.model_dump(exclude={"device"}))
+    # The first chunk runs before the response starts, so a refused run gets its status code.
+    first = _job(pool, settings, "train", request, config=config, state=None)
+    lang = i18n.pick_language(http.headers.get("accept-language"))
+    return StreamingResponse(_events(pool, settings, request, config, first, lang),
+                             media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+def _job(pool: WorkerPool, settings: Settings, lesson: str, request: schemas._TrainingRequest,
+         **options: object) -> Any:
+    device = settings.device if request.device == "auto" else request.device
+    if not options:
+        options = request.model_dump(exclude={"device"})
+    return pool.run("app.jobs:training", wall_seconds=settings.wall_seconds,
+                    cpu_seconds=settings.cpu_seconds, queue_seconds=settings.queue_seconds,
+                    lesson=lesson, device=device, **options)
+
+
+def _events(pool: WorkerPool, settings: Settings, request: schemas.TrainRequest,
+            config: training.TrainConfig, first: tuple[training.TrainChunk, training.TrainState],
+            lang: str) -> Iterator[str]:
+    chunk, state = first
+    while True:
+        out = schemas.TrainChunkOut.model_validate(asdict(chunk))
+        yield f"data: {out.model_dump_json()}\n\n"
+        if chunk.diverged or state.step >= config.steps:
+            return
+        try:
+            chunk, state = _job(pool, settings, "train", request, config=config, state=state)
+        except AppError as error:  # the status line has gone: the envelope goes in an event
+            envelope = {**error.to_plain(), "hint": i18n.text(error.hint_key, lang)
+                        if error.hint_key else None}
+            yield f"event: error\ndata: {json.dumps({'error': envelope})}\n\n"
+            return
+
+
+def _choices() -> dict[str, object]:
+    """The menus of the page, from the registries, and the presets that tell each story."""
+    return {
+        "datasets": list(get_args(training.DatasetName)),
+        "activations": list(training.ACTIVATIONS), "inits": list(training.INITS),
+        "optimizers": list(training.OPTIMIZERS), "schedulers": list(training.SCHEDULERS),
+        "causes": list(training.CAUSES), "fixes": list(training.FIXES),
+        "flow_presets": training.FLOW_PRESETS, "sizes": asdict(training.SIZES),
+    }

@@ -1,0 +1,128 @@
+"""/api/training/... against the domain functions, the error envelope, and the /training page."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import torch
+from fastapi.testclient import TestClient
+
+from app.deps import get_pool
+from app.errors import Timeout
+from app.training import TrainConfig, accumulate, gradient_flow, train
+from tests.helpers import assert_error
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _events(body: str) -> list[tuple[str, dict[str, Any]]]:
+    """(event name, data) of each server-sent event; "message" when the event is unnamed."""
+    events = []
+    for block in body.strip().split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines())
+        events.append((fields.get("event", "message"), json.loads(fields["data"])))
+    return events
+
+
+def test_flow_gives_what_the_domain_function_gives(client: TestClient) -> None:
+    options = {"depth": 6, "width": 16, "activation": "tanh", "init": "he", "batchnorm": True,
+               "residual": True, "steps": 4, "lr": 0.1, "batch": 32, "seed": 1}
+    response = client.post("/api/training/flow", json={**options, "device": "cpu"})
+    assert response.status_code == 200, response.text
+    body = response.json()
+    expected = gradient_flow(**options, device=torch.device("cpu"))  # type: ignore[arg-type]
+    assert body["layers"] == expected.layers
+    assert body["norms"] == pytest.approx(expected.norms, rel=1e-4)
+    assert [len(row) for row in body["heatmap"]] == [4] * 7
+
+
+def test_flow_sigmoid_preset_vanishes_through_the_api(client: TestClient) -> None:
+    body = client.post("/api/training/flow", json={"width": 16, "steps": 1}).json()
+    assert body["norms"][0] < 1e-3 * body["norms"][-1] and body["ratio"] < 1e-3
+
+
+def test_run_streams_one_event_per_chunk_and_matches_the_domain(client: TestClient) -> None:
+    request = {"steps": 40, "points": 200, "width": 16, "batch_size": 50, "lr": 0.05}
+    response = client.post("/api/training/run", json=request)
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"].startswith("text/event-stream")
+    events = _events(response.text)
+    assert [name for name, _ in events] == ["message"] * 4
+    chunks = [data for _, data in events]
+    assert [c["start"] for c in chunks] == [0, 10, 20, 30]
+    assert chunks[0]["data"]["grid_x"] and all(c["data"] is None for c in chunks[1:])
+    config = TrainConfig(**request)  # type: ignore[arg-type]
+    losses = [v for c in chunks for v in c["loss"]]
+    state, expected = None, []
+    while state is None or state.step < 40:
+        chunk, state = train(config, state, device=torch.device("cpu"))
+        expected += chunk.loss
+    assert losses == pytest.approx(expected, rel=1e-4)
+
+
+def test_a_refused_run_answers_with_its_status_before_streaming(client: TestClient) -> None:
+    error = assert_error(client.post("/api/training/run", json={"steps": 5000}), 413, "too_large")
+    assert error["message"] == "steps is 5000; the limit is 2000"
+    assert error["hint"]
+    assert_error(client.post("/api/training/run", json={"optimizer": "lbfgs"}),
+                 422, "request_invalid")
+    assert_error(client.post("/api/training/run", json={"nope": 1}), 422, "request_invalid")
+    assert_error(client.post("/api/training/flow", json={"width": 10_000}), 413, "too_large")
+    assert_error(client.post("/api/training/nan", json={"cause": "gremlins"}),
+                 422, "request_invalid")
+
+
+class _FailsAfter:
+    """A pool that runs `good` jobs on the real pool, then times out, as an overrun would."""
+
+    def __init__(self, pool: Any, good: int) -> None:
+        self.pool, self.good = pool, good
+
+    def run(self, target: str, /, **kwargs: Any) -> object:
+        if self.good == 0:
+            raise Timeout("the program ran longer than 5 s", hint_key="hint.timeout")
+        self.good -= 1
+        return self.pool.run(target, **kwargs)
+
+
+def test_an_error_mid_run_ends_the_stream_with_the_envelope(client: TestClient) -> None:
+    pool = client.app.state.pool  # type: ignore[attr-defined]
+    client.app.dependency_overrides[get_pool] = lambda: _FailsAfter(pool, 2)  # type: ignore[attr-defined]
+    try:
+        response = client.post("/api/training/run", json={"steps": 40, "points": 100},
+                               headers={"Accept-Language": "zh-CN"})
+    finally:
+        client.app.dependency_overrides.clear()  # type: ignore[attr-defined]
+    events = _events(response.text)
+    assert [name for name, _ in events] == ["message", "message", "error"]
+    error = events[-1][1]["error"]
+    assert error["type"] == "timeout" and error["hint_key"] == "hint.timeout"
+    assert re.search(r"[\u4e00-\u9fff]", error["hint"])  # the hint in the asked-for language
+
+
+def test_accumulation_through_the_api_matches_within_1e_6(client: TestClient) -> None:
+    body = client.post("/api/training/accumulation", json={"micro_batches": 4}).json()
+    assert body["max_difference"] < 1e-6
+    assert body["ratio_undivided"] == pytest.approx(4.0, rel=1e-5)
+    expected = accumulate(micro_batches=4, micro_batch=32, seed=0, device=torch.device("cpu"))
+    assert body["layers"] == expected.layers
+
+
+def test_precision_through_the_api_reports_both_curves(client: TestClient) -> None:
+    body = client.post("/api/training/precision",
+                       json={"steps": 5, "width": 32, "batch": 64, "device": "cpu"}).json()
+    assert body["dtype"] == "bfloat16" and len(body["loss_fp32"]) == len(body["loss_amp"]) == 5
+    assert body["seconds_fp32"] > 0 and body["seconds_amp"] > 0
+
+
+def test_nan_hunt_through_the_api_marks_the_step_and_names_the_op(client: TestClient) -> None:
+    body = client.post("/api/training/nan", json={"cause": "log0"}).json()
+    assert body["first_nonfinite_step"] == len(body["loss"]) - 1
+    assert body["origin"] == {"phase": "forward", "module": "loss", "op": "log"}
+    assert body["loss"][-1] == "NaN"
+    fixed = client.post("/api/training/nan", json={"cause": "log0", "fix": "epsilon"}).json()
+    assert fixed["first_nonfinite_step"] is None
