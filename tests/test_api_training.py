@@ -82,11 +82,11 @@ class _FailsAfter:
     def __init__(self, pool: Any, good: int) -> None:
         self.pool, self.good = pool, good
 
-    def run(self, target: str, /, **kwargs: Any) -> object:
+    async def submit(self, target: str, /, **kwargs: Any) -> object:
         if self.good == 0:
             raise Timeout("the program ran longer than 5 s", hint_key="hint.timeout")
         self.good -= 1
-        return self.pool.run(target, **kwargs)
+        return await self.pool.submit(target, **kwargs)
 
 
 def test_an_error_mid_run_ends_the_stream_with_the_envelope(client: TestClient) -> None:

@@ -8,7 +8,7 @@ goes to the next job, so the server keeps nothing once the response ends or the 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import AsyncIterator
 from dataclasses import asdict
 from typing import Annotated, Any, get_args
 
@@ -27,55 +27,60 @@ SettingsDep = Annotated[Settings, Depends(get_settings)]
 PoolDep = Annotated[WorkerPool, Depends(get_pool)]
 
 
+# async: the lessons run in sandbox workers, and the event loop awaits their replies (as
+# /api/graph does), so a waiting request holds no thread.
 @router.post("/api/training/flow", response_model=schemas.FlowResponse)
-def flow(request: schemas.FlowRequest, settings: SettingsDep, pool: PoolDep) -> object:
-    return _job(pool, settings, "flow", request)
+async def flow(request: schemas.FlowRequest, settings: SettingsDep, pool: PoolDep) -> object:
+    return await _job(pool, settings, "flow", request)
 
 
 @router.post("/api/training/accumulation", response_model=schemas.AccumulationResponse)
-def accumulation(request: schemas.AccumulationRequest, settings: SettingsDep,
+async def accumulation(request: schemas.AccumulationRequest, settings: SettingsDep,
                  pool: PoolDep) -> object:
-    return _job(pool, settings, "accumulation", request)
+    return await _job(pool, settings, "accumulation", request)
 
 
 @router.post("/api/training/precision", response_model=schemas.PrecisionResponse)
-def precision(request: schemas.PrecisionRequest, settings: SettingsDep, pool: PoolDep) -> object:
-    return _job(pool, settings, "precision", request)
+async def precision(request: schemas.PrecisionRequest, settings: SettingsDep,
+                    pool: PoolDep) -> object:
+    return await _job(pool, settings, "precision", request)
 
 
 @router.post("/api/training/nan", response_model=schemas.NanResponse)
-def nan(request: schemas.NanRequest, settings: SettingsDep, pool: PoolDep) -> object:
-    return _job(pool, settings, "nan", request)
+async def nan(request: schemas.NanRequest, settings: SettingsDep, pool: PoolDep) -> object:
+    return await _job(pool, settings, "nan", request)
 
 
 @router.post("/api/training/run", response_class=StreamingResponse,
              responses={200: {"content": {"text/event-stream": {}},
                               "description": "One `data:` event per chunk (TrainChunkOut); "
                                              "an `error` event carries the error envelope."}})
-def run(request: schemas.TrainRequest, http: Request, settings: SettingsDep,
+async def run(request: schemas.TrainRequest, http: Request, settings: SettingsDep,
         pool: PoolDep) -> StreamingResponse:
     config = training.TrainConfig(**request.model_dump(exclude={"device"}))
     # The first chunk runs before the response starts, so a refused run gets its status code.
-    first = _job(pool, settings, "train", request, config=config, state=None)
+    first = await _job(pool, settings, "train", request, config=config, state=None)
     lang = i18n.pick_language(http.headers.get("accept-language"))
     return StreamingResponse(_events(pool, settings, request, config, first, lang),
                              media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
 
-def _job(pool: WorkerPool, settings: Settings, lesson: str, request: schemas._TrainingRequest,
-         **options: object) -> Any:
+async def _job(pool: WorkerPool, settings: Settings, lesson: str,
+               request: schemas._TrainingRequest, **options: object) -> Any:
     device = settings.device if request.device == "auto" else request.device
     if not options:
         options = request.model_dump(exclude={"device"})
-    return pool.run("app.jobs:training", wall_seconds=settings.wall_seconds,
-                    cpu_seconds=settings.cpu_seconds, queue_seconds=settings.queue_seconds,
-                    lesson=lesson, device=device, **options)
+    return await pool.submit("app.jobs:training", wall_seconds=settings.wall_seconds,
+                             cpu_seconds=settings.cpu_seconds,
+                             queue_seconds=settings.queue_seconds,
+                             lesson=lesson, device=device, **options)
 
 
-def _events(pool: WorkerPool, settings: Settings, request: schemas.TrainRequest,
-            config: training.TrainConfig, first: tuple[training.TrainChunk, training.TrainState],
-            lang: str) -> Iterator[str]:
+async def _events(pool: WorkerPool, settings: Settings, request: schemas.TrainRequest,
+                  config: training.TrainConfig,
+                  first: tuple[training.TrainChunk, training.TrainState],
+                  lang: str) -> AsyncIterator[str]:
     chunk, state = first
     while True:
         out = schemas.TrainChunkOut.model_validate(asdict(chunk))
@@ -83,7 +88,8 @@ def _events(pool: WorkerPool, settings: Settings, request: schemas.TrainRequest,
         if chunk.diverged or state.step >= config.steps:
             return
         try:
-            chunk, state = _job(pool, settings, "train", request, config=config, state=state)
+            chunk, state = await _job(pool, settings, "train", request, config=config,
+                                      state=state)
         except AppError as error:  # the status line has gone: the envelope goes in an event
             envelope = {**error.to_plain(), "hint": i18n.text(error.hint_key, lang)
                         if error.hint_key else None}
