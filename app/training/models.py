@@ -127,5 +127,8 @@ def make_dataset(name: DatasetName, points: int, noise: float,
 
 def plain_list(t: torch.Tensor) -> list[Any]:
     """Every value of `t` as nested lists, NaN and infinities spelled as strings (JSON has none)."""
-    values = to_plain(t, max_numel=t.numel())
+    if t.is_floating_point() and not bool(torch.isfinite(t).all()):
+        values = to_plain(t, max_numel=t.numel())
+    else:
+        values = t.detach().cpu().tolist()  # the common case, without a Python walk
     return values if isinstance(values, list) else [values]
