@@ -8,7 +8,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.optimizers import CLIPS, OPTIMIZERS, SCHEDULERS, Run
 from app.surfaces import SURFACES
-from app.training.loop import Clip, OptimizerName, SchedulerName
 from app.training.models import Activation, DatasetName, Init
 from app.training.nan import Cause, Fix
 
@@ -316,10 +315,10 @@ class TrainRequest(_TrainingRequest):
     optimizer: OptimizerName = "adam"
     lr: float = Field(0.01, gt=0, le=100)
     weight_decay: float = Field(0.0, ge=0, le=10)
-    scheduler: SchedulerName = "none"
+    scheduler: Literal["none"] | SchedulerKind = "none"
     batch_size: int = Field(100, ge=1)
     accumulation: int = Field(1, ge=1, description="Micro-batches per optimizer step.")
-    clip: Clip = "none"
+    clip: Literal["none"] | ClipKind = "none"
     max_norm: float = Field(1.0, gt=0, description="The norm (or value) clipping keeps to.")
     steps: int = Field(200, ge=1)
 

@@ -18,6 +18,7 @@ from fastapi.responses import StreamingResponse
 from app import i18n, schemas, training
 from app.deps import get_pool
 from app.errors import AppError
+from app.optimizers import CLIPS, OPTIMIZERS, SCHEDULERS
 from app.sandbox.workers import WorkerPool
 from app.settings import Settings, get_settings
 
@@ -102,7 +103,8 @@ def _choices() -> dict[str, object]:
     return {
         "datasets": list(get_args(training.DatasetName)),
         "activations": list(training.ACTIVATIONS), "inits": list(training.INITS),
-        "optimizers": list(training.OPTIMIZERS), "schedulers": list(training.SCHEDULERS),
+        "optimizers": list(OPTIMIZERS), "schedulers": ["none", *SCHEDULERS],
+        "clips": ["none", *CLIPS],
         "causes": list(training.CAUSES), "fixes": list(training.FIXES),
         "flow_presets": training.FLOW_PRESETS, "sizes": asdict(training.SIZES),
     }

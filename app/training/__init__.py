@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.training.flow import FLOW_PRESETS, GradientFlow, gradient_flow
-from app.training.loop import OPTIMIZERS, SCHEDULERS, TrainChunk, TrainConfig, TrainState, train
+from app.training.loop import TrainChunk, TrainConfig, TrainState, train
 from app.training.models import ACTIVATIONS, INITS, SIZES, DatasetName, Sizes
 from app.training.nan import CAUSES, FIXES, NanHunt, hunt_nan
 from app.training.precision import Accumulation, Precision, accumulate, compare_precision
@@ -29,7 +29,7 @@ LESSONS: dict[str, Callable[..., object]] = {
 
 __all__ = [
     "ACTIVATIONS", "CAUSES", "DatasetName", "FIXES", "FLOW_PRESETS", "INITS", "LESSONS",
-    "OPTIMIZERS", "SCHEDULERS", "SIZES", "Accumulation", "GradientFlow", "NanHunt", "Precision",
+    "SIZES", "Accumulation", "GradientFlow", "NanHunt", "Precision",
     "Sizes",
     "TrainChunk", "TrainConfig", "TrainState", "accumulate", "compare_precision",
     "gradient_flow", "hunt_nan", "train",

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import io
 import math
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 import torch
 from torch import nn
-from torch.optim.lr_scheduler import LRScheduler
+from torch.optim.lr_scheduler import ReduceLROnPlateau
 
+from app.optimizers import CLIPS, Run, make_optimizer, make_scheduler
 from app.training.models import (
     SIZES,
     Activation,
@@ -28,30 +28,9 @@ from app.training.models import (
     plain_list,
 )
 
-OptimizerName = Literal["sgd", "momentum", "nesterov", "adam", "adamw", "rmsprop", "adagrad"]
-SchedulerName = Literal["none", "step", "cosine", "onecycle"]
-Clip = Literal["none", "norm", "value"]
-
-OPTIMIZERS: dict[OptimizerName, tuple[type[torch.optim.Optimizer], dict[str, Any]]] = {
-    "sgd": (torch.optim.SGD, {}),
-    "momentum": (torch.optim.SGD, {"momentum": 0.9}),
-    "nesterov": (torch.optim.SGD, {"momentum": 0.9, "nesterov": True}),
-    "adam": (torch.optim.Adam, {}),
-    "adamw": (torch.optim.AdamW, {}),
-    "rmsprop": (torch.optim.RMSprop, {}),
-    "adagrad": (torch.optim.Adagrad, {}),
-}
-
-# Each builds the scheduler from the optimizer, the peak lr and the run's total steps.
-Schedule = Callable[[torch.optim.Optimizer, float, int], LRScheduler | None]
-SCHEDULERS: dict[SchedulerName, Schedule] = {
-    "none": lambda opt, lr, steps: None,
-    "step": lambda opt, lr, steps: torch.optim.lr_scheduler.StepLR(
-        opt, step_size=max(1, steps // 3), gamma=0.1),
-    "cosine": lambda opt, lr, steps: torch.optim.lr_scheduler.CosineAnnealingLR(opt, steps),
-    "onecycle": lambda opt, lr, steps: torch.optim.lr_scheduler.OneCycleLR(
-        opt, max_lr=lr, total_steps=steps + 1),
-}
+# The optimizers, schedulers and clips are the descent lab's registries (app.optimizers), so a
+# name means the same torch.optim settings on both pages; "none" means no scheduler or clip.
+NONE = "none"
 
 GRID = 40  # the decision boundary is drawn on GRID × GRID points
 
@@ -64,13 +43,13 @@ class TrainConfig:
     width: int = 64
     depth: int = 2
     activation: Activation = "relu"
-    optimizer: OptimizerName = "adam"
+    optimizer: str = "adam"
     lr: float = 0.01
     weight_decay: float = 0.0
-    scheduler: SchedulerName = "none"
+    scheduler: str = NONE
     batch_size: int = 100
     accumulation: int = 1
-    clip: Clip = "none"
+    clip: str = NONE
     max_norm: float = 1.0
     steps: int = 200
     seed: int = 0
@@ -134,10 +113,10 @@ def train(config: TrainConfig, state: TrainState | None, *,
     x, y = x.to(device), y.to(device)
     torch.manual_seed(config.seed)
     model = build_mlp(2, config.width, config.depth, 2, activation=config.activation).to(device)
-    kind, defaults = OPTIMIZERS[config.optimizer]
-    optimizer = kind(model.parameters(), lr=config.lr,  # type: ignore[call-arg]
-                     weight_decay=config.weight_decay, **defaults)
-    scheduler = SCHEDULERS[config.scheduler](optimizer, config.lr, config.steps)
+    run = Run(config.optimizer, config.lr, {"weight_decay": config.weight_decay})
+    optimizer = make_optimizer(run, list(model.parameters()))
+    scheduler = make_scheduler(None if config.scheduler == NONE else {"kind": config.scheduler},
+                               optimizer, config.steps)
     start = 0
     if state is not None:
         saved = torch.load(io.BytesIO(state.saved), map_location=device, weights_only=True)
@@ -162,9 +141,11 @@ def train(config: TrainConfig, state: TrainState | None, *,
             parts.append(loss.detach())
         norm, after = clip_gradients(model, config.clip, config.max_norm)
         optimizer.step()
-        if scheduler is not None:
-            scheduler.step()
         total = parts[0] if len(parts) == 1 else torch.stack(parts).sum()
+        if isinstance(scheduler, ReduceLROnPlateau):
+            scheduler.step(total)  # it watches a metric: here the step's loss
+        elif scheduler is not None:
+            scheduler.step()
         losses.append(total)
         norms.append(norm)
         clipped.append(after)
@@ -188,17 +169,15 @@ def train(config: TrainConfig, state: TrainState | None, *,
     return chunk, TrainState(start + len(losses), saved.getvalue())
 
 
-def clip_gradients(model: nn.Module, clip: Clip,
+def clip_gradients(model: nn.Module, clip: str,
                    max_norm: float) -> tuple[torch.Tensor, torch.Tensor]:
     """The total grad norm before and after clipping by torch's clip_grad_norm_/clip_grad_value_."""
-    grads = [p.grad for p in model.parameters() if p.grad is not None]
+    params: list[torch.Tensor] = [p for p in model.parameters() if p.grad is not None]
+    grads = [p.grad for p in params if p.grad is not None]
     before = torch.nn.utils.get_total_norm(grads)
-    if clip == "none":
+    if clip == NONE:
         return before, before
-    if clip == "norm":
-        torch.nn.utils.clip_grad_norm_(model.parameters(), max_norm)
-    else:
-        torch.nn.utils.clip_grad_value_(model.parameters(), max_norm)
+    CLIPS[clip](params, max_norm)
     return before, torch.nn.utils.get_total_norm(grads)
 
 
