@@ -27,7 +27,7 @@ const FIELDS = [
 const state = {
   ex: "", call: 0, step: 0, simple: false, predict: false, speed: 1,
   graph: null, error: null, laid: null, expanded: new Set(), selected: null,
-  revision: 0, range: null, mode: "full", timer: null, asking: null, verdict: null, running: false,
+  revision: 0, range: null, mode: "full", timer: null, asking: null, verdict: null, runs: 0,
 };
 
 function t(key, params = {}, fallback = key) {
@@ -54,21 +54,25 @@ editor.on("change", () => {
 async function run({ restore = false } = {}) {
   pause();
   if (!restore) state.call = state.step = 0;
-  state.running = true;
+  // Only the latest run may draw: a learner flicking through examples must not see an
+  // earlier, slower answer land on top of the program now in the editor.
+  const seq = ++state.runs;
   $("run").disabled = true;
   $("status").textContent = t("graph.running");
   markLine(null);
+  let graph = null;
+  let error = null;
   try {
-    show(await postJSON("/api/graph", { code: editor.getValue() }), null);
+    graph = await postJSON("/api/graph", { code: editor.getValue() });
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    show(err.partial, err);
-  } finally {
-    state.running = false;
-    $("run").disabled = false;
-    // A counter the browser tests wait on: one more each time a run has been drawn.
-    document.body.dataset.runs = String(Number(document.body.dataset.runs ?? 0) + 1);
+    [graph, error] = [err.partial, err];
   }
+  if (seq !== state.runs) return;
+  $("run").disabled = false;
+  show(graph, error);
+  // A counter the browser tests wait on: one more each time a run has been drawn.
+  document.body.dataset.runs = String(Number(document.body.dataset.runs ?? 0) + 1);
 }
 
 function show(graph, error) {
@@ -151,7 +155,7 @@ function hoverTexts(laid) {
   const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;");
   for (const v of laid.nodes) {
     if (v.kind === "module") {
-      out[v.id] = esc(t("graph.module.hover", { module: v.module, count: v.members.length }));
+      out[v.id] = esc(t("graph.module.hover", { module: v.label, count: v.members.length }));
       continue;
     }
     const n = v.node;
@@ -178,7 +182,7 @@ function onGraphClick(event) {
   const id = event.points?.[0]?.customdata;
   if (!id) return;
   if (id.startsWith("module:")) {
-    state.expanded.add(id.slice("module:".length));
+    state.expanded.add(id.split(":")[1]);
     layout();
     return;
   }

@@ -16,10 +16,11 @@ export const moduleKey = (node) => (node.module ? node.module.split(".")[0] : nu
 export function buildView(graph, { simple = false, expanded = new Set() } = {}) {
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const hidden = (n) => simple && (n.kind === "const" || (n.kind === "op" && VIEW_OPS.has(n.op)));
+  const calls = moduleCalls(graph, byId);
   // The box a node is drawn in: its own, or its folded module call's.
   const boxOf = (id) => {
-    const key = byId.has(id) ? moduleKey(byId.get(id)) : null;
-    return key && !expanded.has(key) ? `module:${key}` : id;
+    const call = calls.get(id);
+    return call && !expanded.has(call.module) ? call.box : id;
   };
   const inputs = new Map();
   for (const e of graph.edges) {
@@ -46,7 +47,7 @@ export function buildView(graph, { simple = false, expanded = new Set() } = {}) 
     const id = boxOf(n.id);
     if (id === n.id) nodes.set(id, { id, kind: n.kind, members: [n.id], node: n });
     else if (nodes.has(id)) nodes.get(id).members.push(n.id);
-    else nodes.set(id, { id, kind: "module", module: moduleKey(n), members: [n.id], node: null });
+    else nodes.set(id, { id, kind: "module", module: moduleKey(n), label: calls.get(n.id).label, members: [n.id], node: null });
   }
   const edges = new Map();
   for (const e of graph.edges) {
@@ -64,9 +65,44 @@ export function buildView(graph, { simple = false, expanded = new Set() } = {}) 
   return { nodes: [...nodes.values()], edges: [...edges.values()], boxOf, hidden: (id) => hidden(byId.get(id)) };
 }
 
+// Each call of a top-level module: its ops that connect to one another. A model called in a
+// loop six times is six boxes, not one; its parameters fold in only when it was called once.
+function moduleCalls(graph, byId) {
+  const parent = new Map();
+  const find = (id) => {
+    while (parent.get(id) !== id) id = parent.get(id);
+    return id;
+  };
+  const inCall = (n) => n && moduleKey(n) && n.kind !== "leaf";
+  for (const n of graph.nodes) if (inCall(n)) parent.set(n.id, n.id);
+  for (const e of graph.edges) {
+    const [a, b] = [byId.get(e.source), byId.get(e.target)];
+    if (inCall(a) && inCall(b) && moduleKey(a) === moduleKey(b)) parent.set(find(a.id), find(b.id));
+  }
+  const components = new Map();
+  for (const id of parent.keys()) {
+    const module = moduleKey(byId.get(id));
+    if (!components.has(module)) components.set(module, []);
+    const roots = components.get(module);
+    if (!roots.includes(find(id))) roots.push(find(id));
+  }
+  const calls = new Map();
+  for (const id of parent.keys()) {
+    const module = moduleKey(byId.get(id));
+    const roots = components.get(module);
+    const i = roots.indexOf(find(id));
+    calls.set(id, { module, box: `module:${module}:${i}`, label: roots.length > 1 ? `${module} #${roots.length - i}` : module });
+  }
+  for (const n of graph.nodes) {
+    const roots = components.get(moduleKey(n));
+    if (n.kind === "leaf" && roots?.length === 1) calls.set(n.id, { module: moduleKey(n), box: `module:${moduleKey(n)}:0`, label: moduleKey(n) });
+  }
+  return calls;
+}
+
 // The text in a box: the learner's name and value, and the op that made it.
 export function labelLines(vnode) {
-  if (vnode.kind === "module") return [vnode.module, `▸ ${vnode.members.length}`];
+  if (vnode.kind === "module") return [vnode.label, `▸ ${vnode.members.length}`];
   const n = vnode.node;
   if (n.kind === "const") return [n.name ? `${n.name} = ${fmt(n.value, 2)}` : fmt(n.value, 2)];
   const lines = [n.name ? `${n.name} = ${fmt(n.value, 2)}` : (n.kind === "op" ? opShort(n.op) : nodeName(n))];

@@ -23,12 +23,12 @@ export function renderError(el, error, t) {
   if (!error) return;
   const where = error.line ? t("graph.error.line", { line: error.line }) : "";
   const hint = (error.hintKey && t(error.hintKey, {}, null)) || error.hint;
-  el.append(
+  el.append(...[
     h("p", { class: "error-title" }, h("strong", {}, error.type), where ? ` · ${where}` : ""),
     h("p", { class: "error-message" }, error.message),
     hint ? h("p", { class: "error-hint" }, h("span", { class: "tag" }, t("graph.error.hint")), " ", hint) : null,
     error.partial?.nodes?.length ? h("p", { class: "muted" }, t("graph.error.partial")) : null,
-  );
+  ].filter(Boolean));
 }
 
 export function renderGradchecks(el, checks, t) {
@@ -97,7 +97,7 @@ export function renderLeafGrads(el, sv, t) {
     const value = returns ? leaf.received : leaf.now;
     const pending = value === null || value === undefined;
     list.append(h("dt", {}, returns ? leaf.name : `${leaf.name}.grad`),
-      h("dd", { "data-leaf": leaf.name, class: pending ? "pending" : "" },
+      h("dd", { "data-leaf": leaf.name, class: pending ? "pending" : /nan|inf/.test(fmt(value, 6)) ? "bad" : "" },
         pending ? (returns ? "—" : t("graph.leaf.none")) : fmt(value, 6)));
   }
   el.append(list);

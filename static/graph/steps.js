@@ -120,7 +120,8 @@ function leafGrads(graph, call, pos) {
     const seen = all.filter((a) => a.index < pos);
     const sum = (list) => list.reduce((acc, a) => (acc === undefined ? a.grad : add(acc, a.grad)), undefined);
     let before = accumulates && final !== undefined && all.length ? sub(final, sum(all)) : null;
-    if (before !== null && flat(before).every((x) => Math.abs(x) < 1e-12)) before = null;
+    // Zero means .grad was None before the call; NaN means inf − inf, so we cannot know.
+    if (before !== null && flat(before).every((x) => Math.abs(x) < 1e-12 || !Number.isFinite(x))) before = null;
     let now;
     if (pos >= call.steps.length || !accumulates) now = final;
     else if (!seen.length) now = before ?? (all.length ? null : final);

@@ -185,3 +185,44 @@ def test_a_300_node_graph_is_drawn_and_can_be_decluttered(
     page.locator("#last").click()
     assert _leaf_grad(page, "x") != ""
     page.screenshot(path=artifacts / "graph-300-nodes-simple-1280x720.png")
+
+
+def test_a_second_backward_adds_to_the_leaf_gradients(open_page: Any, server: str) -> None:
+    page, _ = open_page(1280, 720)
+    _open_lab(page, server + "/")
+    _load(page, "S3")
+    page.select_option("#call", "1")
+    page.locator("#last").click()
+    assert _leaf_grad(page, "a") == "84"
+    assert _leaf_grad(page, "b") == "56"
+    page.locator("#back").click()
+    assert "42 + 42 = 84" in page.locator("#chain").inner_text() or \
+        "a.grad += 42, so a.grad = 84" in page.locator("#chain").inner_text()
+
+
+def test_the_first_nan_is_marked_with_a_note(open_page: Any, server: str) -> None:
+    page, _ = open_page(1280, 720)
+    _open_lab(page, server + "/")
+    _load(page, "S21")
+    assert "NaN or inf first appears in the value of y" in page.locator("#notes").inner_text()
+
+
+def test_a_module_call_is_one_box_that_opens_on_click(
+    open_page: Any, server: str, artifacts: Path
+) -> None:
+    page, _ = open_page(1280, 720)
+    _open_lab(page, server + "/")
+    program = ("import torch\nimport torch.nn as nn\n\n"
+               "model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))\n"
+               "x = torch.randn(5, 3)\nloss = model(x).pow(2).mean()\nloss.backward()\n")
+    page.evaluate("code => document.querySelector('.CodeMirror').CodeMirror.setValue(code)",
+                  program)
+    _after_run(page, lambda: page.locator("#run").click())
+    labels = _node_labels(page)
+    assert "model" in labels and "Addmm" not in labels, labels
+    box = page.locator("#graph .textpoint", has_text="model").first.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_function("[...document.querySelectorAll('#graph .textpoint')]"
+                           ".some((t) => t.textContent.includes('Addmm'))")
+    assert "Relu" in _node_labels(page)
+    page.screenshot(path=artifacts / "graph-module-open-1280x720.png")
