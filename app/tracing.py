@@ -243,6 +243,10 @@ class _Builder:
             sources = [self.of_tensor[id(x)] for x in made.inputs
                        if isinstance(x, torch.Tensor) and id(x) in self.of_tensor
                        and x is not t]
+            if node is None and not made.grad_enabled and id(t) in self.recorder.module_outputs:
+                # model(x) under no_grad: the cut runs from the layer's parameters (S5)
+                module = self.recorder.module_outputs[id(t)][1]
+                sources += [self._leaf(p) for p in module.parameters() if p.requires_grad]
             if node is None and sources and made.op not in ("grad", "backward"):
                 # cut from the graph (detach, no_grad), or computed from a cut tensor
                 node = self._const(t)

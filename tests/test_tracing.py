@@ -102,9 +102,12 @@ def test_s7_set_grad_enabled_false_cuts_like_no_grad() -> None:
     assert kinds[("a", "c")] == "data" and nodes["c"].op == "MulBackward0"
 
 
-def test_s5_no_grad_builds_no_graph() -> None:
+def test_s5_no_grad_builds_no_graph_and_shows_the_cut() -> None:
     g = run(LESSONS["S5"].program)
     assert not any(n.kind == "op" for n in g.nodes) and g.backward == []
+    ids = {n.id: n for n in g.nodes}
+    cuts = {(ids[e.source].name, ids[e.target].name) for e in g.edges if e.kind == "no_grad"}
+    assert cuts == {("model.weight", "outputs"), ("model.bias", "outputs")}
 
 
 def test_s9_create_graph_builds_the_derivatives_own_graph() -> None:
