@@ -22,13 +22,22 @@ async def get_pool(request: Request) -> WorkerPool:  # async: no thread hop
     return pool
 
 
+def page_choice(request: Request, name: str, allowed: tuple[str, ...]) -> str | None:
+    """A page setting from ?name=, else from the cookie main.py sets when a link chose it."""
+    for value in (request.query_params.get(name), request.cookies.get(name)):
+        if value in allowed:
+            return value
+    return None
+
+
 def _page_context(request: Request) -> dict[str, object]:
-    # A page link may pin its language (?lang=zh-CN); otherwise the browser's preference decides.
-    lang = request.query_params.get("lang")
-    if lang not in i18n.LANGUAGES:
-        lang = i18n.pick_language(request.headers.get("accept-language"))
+    # A link may pin the language (?lang=zh-CN), and the choice is remembered in a cookie;
+    # otherwise the browser's preference decides.
+    lang = page_choice(request, "lang", i18n.LANGUAGES) or i18n.pick_language(
+        request.headers.get("accept-language"))
     other = next(code for code in i18n.LANGUAGES if code != lang)
-    return {"lang": lang, "strings": i18n.strings(lang), "other_lang": other}
+    present = page_choice(request, "present", ("0", "1")) == "1"
+    return {"lang": lang, "strings": i18n.strings(lang), "other_lang": other, "present": present}
 
 
 templates = Jinja2Templates(directory=ROOT / "templates", context_processors=[_page_context])

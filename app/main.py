@@ -3,20 +3,20 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app import i18n
 from app.deps import ROOT
 from app.errors import AppError
-from app.routes import descent, graph, home, training
+from app.routes import descent, graph, home, lessons, training
 from app.settings import load_settings
 
 logger = logging.getLogger(__name__)
@@ -57,12 +57,31 @@ def create_app() -> FastAPI:
         },
     )
     app.add_middleware(GZipMiddleware, minimum_size=1000)
+    app.middleware("http")(_remember_page_choices)
     app.include_router(home.router)
+    app.include_router(lessons.router)
     app.include_router(graph.router)
     app.include_router(descent.router)
     app.include_router(training.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
     return app
+
+
+_PAGE_CHOICES = {"lang": i18n.LANGUAGES, "present": ("0", "1")}
+_YEAR = 365 * 24 * 3600
+
+
+async def _remember_page_choices(
+    request: Request, call_next: Callable[[Request], Awaitable[Response]]
+) -> Response:
+    """A page link that picks the language or presentation mode is remembered (a cookie:
+    the client keeps the state, the server stays stateless)."""
+    response = await call_next(request)
+    for name, allowed in _PAGE_CHOICES.items():
+        value = request.query_params.get(name)
+        if request.method == "GET" and value in allowed:
+            response.set_cookie(name, value, max_age=_YEAR, samesite="lax")
+    return response
 
 
 def _envelope(
