@@ -22,8 +22,16 @@ def sleep(seconds: float) -> int:
 
 
 def niceness_after(seconds: float) -> int:
-    time.sleep(seconds)
+    """Busy for `seconds` of wall time, using what CPU it gets; then its niceness."""
+    spin_for(seconds)
     return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def spin_for(seconds: float) -> int:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        pass
+    return os.getpid()
 
 
 def refuse() -> None:
@@ -71,3 +79,14 @@ def torch_threads() -> tuple[int, int]:
     import torch
 
     return torch.get_num_threads(), torch.get_num_interop_threads()
+
+
+_REMEMBERED: dict[str, object] = {}
+
+
+def remember(value: object) -> None:
+    _REMEMBERED["value"] = value
+
+
+def recall() -> object:
+    return _REMEMBERED.get("value")

@@ -9,7 +9,7 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
@@ -178,35 +178,55 @@ def test_a_job_cannot_write_bytes_to_a_file_anywhere(solo: WorkerPool) -> None:
 
 
 def test_a_long_job_is_reniced_and_its_worker_retired_while_quick_jobs_keep_theirs() -> None:
-    with _started(1, nice_after_seconds=0.25) as niced:
+    with _started(1, nice_after_seconds=0.1) as niced:
         quick = run(niced, "pid")
         assert run(niced, "pid") == quick
-        assert run(niced, "niceness_after", seconds=0.4) == 19
+        assert run(niced, "niceness_after", seconds=1.0) == 19
         fresh = run(niced, "pid")
         assert fresh != quick
         assert run(niced, "pid") == fresh
         assert niced.restarts == 1
 
 
+def test_a_new_worker_runs_the_warm_up_job_before_its_first_request() -> None:
+    with _started(1, warm_up=(f"{JOBS}:remember", {"value": "warm"})) as pool:
+        assert run(pool, "recall") == "warm"
+
+
+def test_a_job_that_takes_long_but_uses_little_cpu_keeps_its_worker() -> None:
+    # On a busy machine a quick program can take long; retiring its worker would add a fork.
+    with _started(1, nice_after_seconds=0.1) as pool:
+        before = run(pool, "pid")
+        run(pool, "sleep", seconds=0.5)
+        assert run(pool, "pid") == before
+        assert pool.restarts == 0
+
+
+def _until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "timed out waiting"
+        time.sleep(0.02)
+
+
 def test_a_long_job_gives_its_place_to_a_fresh_worker_so_quick_jobs_do_not_wait() -> None:
     with _started(1, nice_after_seconds=0.1, long_jobs=1) as pool:
-        holder = threading.Thread(target=run, args=(pool, "sleep"), kwargs={"seconds": 2.0})
+        holder = threading.Thread(target=run, args=(pool, "spin_for"), kwargs={"seconds": 3.0})
         holder.start()
-        time.sleep(0.6)  # the holder's job is reniced by now, and a fresh worker has started
+        _until(lambda: pool.size == 2)  # the holder's job was reniced and a worker started
         assert pool.run(f"{JOBS}:pid", wall_seconds=5, cpu_seconds=5, queue_seconds=0.5)
-        assert pool.size == 2
         holder.join()
         assert pool.size == 1  # the long job's worker retired with its job
 
 
 def test_past_the_long_job_limit_a_long_job_keeps_its_worker() -> None:
     with _started(1, nice_after_seconds=0.1, long_jobs=1) as pool:
-        holders = [threading.Thread(target=run, args=(pool, "sleep"), kwargs={"seconds": 2.0})
-                   for _ in range(2)]
+        holders = [threading.Thread(target=run, args=(pool, "spin_for"),
+                                    kwargs={"seconds": 3.0}) for _ in range(2)]
         holders[0].start()
-        time.sleep(0.6)  # the first is a long job now; the second takes the fresh worker
-        holders[1].start()
-        time.sleep(0.6)
+        _until(lambda: pool.size == 2)  # the first is a long job now
+        holders[1].start()  # the second takes the fresh worker, and may not give it up
+        time.sleep(1.0)
         with pytest.raises(Busy):
             pool.run(f"{JOBS}:pid", wall_seconds=5, cpu_seconds=5, queue_seconds=0.3)
         for holder in holders:

@@ -36,6 +36,7 @@ _log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.025  # how often a waiting caller checks the clock and the worker's memory
 _START_SECONDS = 30.0  # a worker not ready by then has failed to start
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _PR_SET_PDEATHSIG = 1
 
 
@@ -81,7 +82,9 @@ def _resolve(future: asyncio.Future[None]) -> None:
 class WorkerPool:
     """`size` warm sandbox workers; `submit` may be awaited from any event loop, `run` from threads.
 
-    A job still running after `nice_after_seconds` is reniced, and a fresh worker takes its
+    Each new worker first runs `warm_up` (a job and its arguments), if given.
+
+    A job that has used `nice_after_seconds` of CPU is reniced, and a fresh worker takes its
     place while it runs on, so that a few long (maybe hostile) programs cannot hold every
     worker while quick ones queue. At most `long_jobs` such jobs run at once; past that, a long
     job keeps its worker busy like any other. A reniced worker retires when its job ends.
@@ -93,11 +96,13 @@ class WorkerPool:
 
     def __init__(self, size: int, *, memory_mb: int, device: str = "cpu",
                  preload: tuple[str, ...] = ("torch", "app.jobs"),
-                 nice_after_seconds: float = 0.25, long_jobs: int = 0) -> None:
+                 nice_after_seconds: float = 0.1, long_jobs: int = 0,
+                 warm_up: tuple[str, dict[str, object]] | None = None) -> None:
         if size < 1:
             raise ValueError(f"a worker pool needs at least one worker, got size={size}")
         self._target_size = size
         self._long_jobs = long_jobs
+        self._warm_up = warm_up
         self._memory_mb = memory_mb
         # CUDA reserves huge virtual ranges, so CUDA workers rely on the parent's RSS watch alone.
         self._limit_address_space = not _uses_cuda(device)
@@ -227,21 +232,25 @@ class WorkerPool:
         loop = asyncio.get_running_loop()
         replied: asyncio.Future[None] = loop.create_future()
         loop.add_reader(worker.conn.fileno(), _resolve, replied)
-        started = time.monotonic()
-        deadline = started + wall_seconds
+        deadline = time.monotonic() + wall_seconds
+        cpu_at_first_poll: float | None = None  # most jobs are done before it
         try:
             while True:
                 await asyncio.wait((replied,), timeout=min(
                     _POLL_SECONDS, max(0.0, deadline - time.monotonic())))
                 if replied.done():
                     break
-                now = time.monotonic()
-                if now >= deadline:
+                if time.monotonic() >= deadline:
                     raise Timeout(f"the program ran longer than {wall_seconds:g} s",
                                   hint_key="hint.timeout")
-                if _statm(worker.pid)[1] - worker.idle_rss > self._memory_mb << 20:
+                cpu, resident = _usage(worker.pid)
+                if resident - worker.idle_rss > self._memory_mb << 20:
                     raise _out_of_memory(self._memory_mb)
-                if not worker.reniced and now - started >= self._nice_after:
+                # Long means CPU used, not time taken: on a busy machine a quick program can
+                # take a while, and retiring its worker would only add a fork to the load.
+                if cpu_at_first_poll is None:
+                    cpu_at_first_poll = cpu
+                elif not worker.reniced and cpu - cpu_at_first_poll >= self._nice_after:
                     self._renice(worker)
         finally:
             loop.remove_reader(worker.conn.fileno())
@@ -289,6 +298,15 @@ class WorkerPool:
             if not conn.poll(_START_SECONDS):
                 raise RuntimeError(f"a sandbox worker was not ready after {_START_SECONDS:g} s")
             worker.idle_rss = conn.recv()  # EOFError: it died starting up; its stderr says why
+            if self._warm_up is not None:
+                # A fresh worker's first job runs several times slower (page faults, lazy
+                # inits): pay for that here, not in a request.
+                target, kwargs = self._warm_up
+                conn.send((target, kwargs, _START_SECONDS))
+                if not conn.poll(_START_SECONDS):
+                    raise RuntimeError(f"a sandbox worker's warm-up took over {_START_SECONDS:g} s")
+                conn.recv()  # whatever it returned, the worker is warm now
+                worker.idle_rss = _usage(worker.pid)[1]
             with self._lock:
                 if self._closed:
                     raise RuntimeError("the worker pool closed while a worker was starting")
@@ -356,6 +374,16 @@ def _statm(pid: int | str) -> tuple[int, int]:
     except (FileNotFoundError, ProcessLookupError):
         return 0, 0  # the pipe's EOF will report the exit
     return int(virtual) * _PAGE_BYTES, int(resident) * _PAGE_BYTES
+
+
+def _usage(pid: int) -> tuple[float, int]:
+    """(CPU seconds, resident bytes) of a process, from one read of /proc; zeros once it exited."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            fields = file.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0, 0  # the pipe's EOF will report the exit
+    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, int(fields[21]) * _PAGE_BYTES
 
 
 def _out_of_memory(memory_mb: int) -> TooLarge:
