@@ -172,3 +172,15 @@ def test_an_oversize_grid_is_refused(client: TestClient) -> None:
     response = client.post("/api/surface", json={"surface": "booth", "x_range": [0, 1],
                                                   "y_range": [0, 1], "resolution": 5000})
     assert_error(response, 422, "request_invalid")
+
+
+def test_the_page_serves_its_data_and_only_our_own_scripts(client: TestClient) -> None:
+    response = client.get("/descent?lang=zh-CN")
+    assert response.status_code == 200
+    html = response.text
+    assert '<script type="application/json" id="page-data">' in html
+    assert "/vendor/plotly.min.js" in html and "/static/descent.js" in html
+    assert "cdn" not in html.lower() and "https://" not in html
+    assert "梯度" in html  # the Chinese strings
+    for preset in PRESETS:
+        assert f'value="{preset["id"]}"' in html

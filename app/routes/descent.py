@@ -35,9 +35,9 @@ async def _run(pool: WorkerPool, settings: Settings, job: str, **kwargs: object)
 @router.get("/descent", response_class=HTMLResponse)
 async def descent_page(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "descent.html", {
-        "page_data": {"surfaces": [schemas.SurfaceOut.model_validate(s, from_attributes=True)
-                                   .model_dump() for s in SURFACES.values()],
-                      "presets": PRESETS}})
+        "surfaces": [schemas.SurfaceOut.model_validate(s, from_attributes=True).model_dump()
+                     for s in SURFACES.values()],
+        "presets": PRESETS})
 
 
 @router.get("/api/surfaces", response_model=list[schemas.SurfaceOut])
