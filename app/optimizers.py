@@ -225,7 +225,8 @@ def race(fn: SurfaceFn, start: tuple[float, float], steps: int, runs: list[Run],
     losses = torch.empty(steps + 1, n, dtype=DTYPE, device=device)
     grads = torch.empty(steps, n, 2, dtype=DTYPE, device=device)
     clipped = torch.empty_like(grads)
-    states: list[torch.Tensor] = []
+    states: list[torch.Tensor] = []  # one flat row per step: every run's state, side by side
+    held: list[torch.Tensor] = []
     points[0] = rows
     for k in range(steps):
         P.grad.zero_()  # every run's zero_grad, in one op
@@ -242,16 +243,14 @@ def race(fn: SurfaceFn, start: tuple[float, float], steps: int, runs: list[Run],
         for r, runner in enumerate(runners):
             runner.step(seen, r)
         points[k + 1] = rows
-        states.append(_state_now(runners))
+        if k == 0:
+            # torch.optim makes each state tensor on the first step and updates it in place
+            # after, so the same tensors are read each step (the oracle tests pin this).
+            held = [t for runner in runners for _, ts in runner.state() for t in ts]
+        states.append(torch.cat(held) if held else torch.empty(0, dtype=DTYPE))
     with torch.no_grad():
         losses[steps] = fn(rows[:, 0], rows[:, 1])
     return _trajectories(runners, points, losses, grads, clipped, states)
-
-
-def _state_now(runners: list[_Runner]) -> torch.Tensor:
-    # One flat row per step: each run's state tensors, side by side (sliced apart at the end).
-    tensors = [t for runner in runners for _, ts in runner.state() for t in ts]
-    return torch.cat(tensors) if tensors else torch.empty(0, dtype=DTYPE)
 
 
 def _trajectories(runners: list[_Runner], points: torch.Tensor, losses: torch.Tensor,
