@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import ExitStack
 from typing import Any, Protocol
 
+import numpy
 import torch
 
 from app.errors import AppError, Disallowed, ProgramError, TooLarge
@@ -325,6 +326,8 @@ class Evaluator:
         if isinstance(owner, (list, dict)) and name in ("extend", "update"):
             # They would consume any iterable in C, unticked: zip(range(10**9), ...).
             args = [a if isinstance(a, _SIZED) else self.materialize(a) for a in args]
+        elif isinstance(owner, numpy.ndarray) and name == "tolist":
+            sizes.check_sequence(owner.size, self.limits, self.line)  # torch's own is measured
         if self.recorder is not None and self.recorder.intercepts(fn):
             result = self.recorder.call(fn, args, kwargs, self.line or 0)
         else:
@@ -459,6 +462,8 @@ class Evaluator:
         if not isinstance(sep, str) or not isinstance(end, str):
             raise TypeError("print()'s sep and end must be strings")
         sizes.check_text(args, self.limits, self.line)
+        # sep goes between every two arguments: print(*xs, sep=s) writes len(xs) copies of it.
+        sizes.check_sequence(len(sep) * len(args) + len(end), self.limits, self.line)
         text = sep.join(map(str, args)) + end
         self.stdout_bytes += len(text.encode())
         if self.stdout_bytes > self.limits.stdout_bytes:

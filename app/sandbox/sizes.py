@@ -106,8 +106,10 @@ def text_size(value: object, budget: int) -> int:
                 stack.extend((part, False) for part in parts)
         elif isinstance(item, (torch.Tensor, numpy.ndarray)):
             total += 40 + 16 * _printed_elements(tuple(item.shape))
+        elif isinstance(item, int):
+            total += item.bit_length() * 3 // 10 + 2  # its decimal digits, and a sign
         else:
-            total += 24
+            total += 24  # a float's repr, or an object's <name at 0x...>
     return total
 
 
