@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import torch
@@ -165,6 +166,14 @@ class _Runner:
         self.run = run
         self.optimizer = make_optimizer(run, self.params)
         self.scheduler = make_scheduler(run.scheduler, self.optimizer, steps)
+        # torch wraps every optimizer's step in a profiler record_function and its hook loops,
+        # about a fifth of a race's time; the method inside is torch's own step all the same.
+        # A scheduler counts the calls through the wrapper, so a run with one keeps it.
+        step = type(self.optimizer).step
+        inner = getattr(step, "__wrapped__", None) if getattr(step, "hooked", False) else None
+        self._step: Callable[[], object] = self.optimizer.step
+        if inner is not None and self.scheduler is None:
+            self._step = partial(inner, self.optimizer)
         self.clip = _clip(run.clip)
         self.lr: list[float] = []
         self.lr_y: list[float] = []
@@ -173,7 +182,7 @@ class _Runner:
         groups = self.optimizer.param_groups
         self.lr.append(float(groups[0]["lr"]))
         self.lr_y.append(float(groups[-1]["lr"]))
-        self.optimizer.step()
+        self._step()
         if isinstance(self.scheduler, lr_scheduler.ReduceLROnPlateau):
             self.scheduler.step(losses[r])  # stepped with the run's loss, as torch asks
         elif self.scheduler is not None:
