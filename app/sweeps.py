@@ -15,6 +15,7 @@ from app.tensors import Plain, to_plain
 # A small log grid, 1e-4 to 1, two points a decade; each candidate races this many steps at most.
 SWEEP_LRS = tuple(round(10 ** (e / 2), 6) for e in range(-8, 1))
 SWEEP_STEPS = 300
+SETTLED_GRAD_NORM = 1e-2  # an end point whose gradient is this small has reached a minimum
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,11 +72,15 @@ def basins(fn: SurfaceFn, run: Run, x_range: tuple[float, float], y_range: tuple
         optimizer.zero_grad()
         fn(P[:, 0], P[:, 1]).sum().backward()
         optimizer.step()
+    optimizer.zero_grad()
+    fn(P[:, 0], P[:, 1]).sum().backward()
+    grad = P.grad if P.grad is not None else torch.zeros_like(P)
+    settled = torch.linalg.vector_norm(grad, dim=1) <= SETTLED_GRAD_NORM
     with torch.no_grad():
         end = P.detach()
         loss = fn(end[:, 0], end[:, 1])
     diagonal = math.hypot(x_range[1] - x_range[0], y_range[1] - y_range[0])
-    basin, found = _assign(end, loss, minima, tolerance=0.02 * diagonal)
+    basin, found = _assign(end, loss, minima, settled, tolerance=0.02 * diagonal)
     shape = (resolution, resolution)
     return Basins(x=to_plain(xs, resolution), y=to_plain(ys, resolution),
                   basin=basin.reshape(shape).tolist(),
@@ -84,8 +89,13 @@ def basins(fn: SurfaceFn, run: Run, x_range: tuple[float, float], y_range: tuple
 
 
 def _assign(end: torch.Tensor, loss: torch.Tensor, minima: tuple[tuple[float, float], ...],
-            tolerance: float, most: int = 16) -> tuple[torch.Tensor, torch.Tensor]:
-    """Each end point's nearest minimum within tolerance; ends near none found new ones."""
+            settled: torch.Tensor, tolerance: float,
+            most: int = 16) -> tuple[torch.Tensor, torch.Tensor]:
+    """Each end point's nearest minimum within tolerance; settled ends near none found new ones.
+
+    An end that is still moving (its gradient is not yet small) near no known minimum is -1:
+    it has not reached one yet.
+    """
     finite = torch.isfinite(end).all(dim=1) & torch.isfinite(loss)
     found = torch.tensor(minima, dtype=DTYPE).reshape(-1, 2)
     basin = torch.full((end.shape[0],), -1, dtype=torch.long)
@@ -95,7 +105,7 @@ def _assign(end: torch.Tensor, loss: torch.Tensor, minima: tuple[tuple[float, fl
             nearest = distance.min(dim=1)
             hit = finite & (basin < 0) & (nearest.values <= tolerance)
             basin[hit] = nearest.indices[hit]
-        left = (finite & (basin < 0)).nonzero()
+        left = (finite & settled & (basin < 0)).nonzero()
         if not left.numel() or found.shape[0] >= len(minima) + most:
             return basin, found
         found = torch.cat([found, end[left[0]]])  # a minimum the catalogue did not know

@@ -379,7 +379,9 @@ $("surface").addEventListener("change", () => {
   state.start = "";
   const surface = SURFACES[state.surface];
   if (surface) {
-    state.runs = JSON.stringify(runsList().map((run) => ({ ...run, lr: surface.lr[run.optimizer] ?? run.lr })));
+    // Each run takes the lr that suits this surface; a preset's label would now be wrong.
+    state.runs = JSON.stringify(runsList().map(({ label, ...run }) =>
+      ({ ...run, lr: surface.lr[run.optimizer] ?? run.lr })));
   }
   showForm();
   if (state.surface !== "custom") race();

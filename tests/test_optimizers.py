@@ -224,3 +224,11 @@ def test_basins_end_where_each_starts_plain_loop_ends() -> None:
         end = torch.tensor(oracle["points"][-1])
         nearest = torch.cdist(end[None], torch.tensor(result.minima)).argmin()
         assert result.basin[i][j] == int(nearest)
+
+
+def test_basins_leave_starts_that_have_not_settled_unassigned() -> None:
+    result = basins(surface_fn("quadratic"), Run("sgd", lr=0.01), (-2, 2), (-2, 2), 9, 5,
+                    max_numel=10_000)  # five small steps: only starts near (0, 0) arrive
+    assert result.minima == [[0.0, 0.0]] or len(result.minima) <= 1
+    flat = [v for row in result.basin for v in row]
+    assert flat.count(-1) > len(flat) // 2 and result.basin[4][4] == 0

@@ -48,9 +48,15 @@ export function renderSurface(el, grid, runs, { view, frame, basins = null, stri
       showscale: false, contours: { coloring: "heatmap" }, ncontours: 30, hoverinfo: "x+y",
       line: { width: 0.5, color: "rgba(255,255,255,0.35)" } });
     if (basins) {
-      traces.push({ type: "heatmap", x: basins.x, y: basins.y, z: basins.basin, zmin: -1,
-        zmax: COLORS.length - 1, colorscale: basinScale(), opacity: 0.45, showscale: false,
-        hoverinfo: "skip" });
+      // One square per start, coloured by the minimum it reached (none: left clear).
+      const xs = [], ys = [], colors = [];
+      basins.basin.forEach((row, i) => row.forEach((b, j) => {
+        if (b < 0) return;
+        xs.push(basins.x[j]); ys.push(basins.y[i]); colors.push(COLORS[b % COLORS.length]);
+      }));
+      const size = Math.max(4, (el.clientWidth || 600) / (basins.x.length + 4));
+      traces.push({ type: "scatter", mode: "markers", x: xs, y: ys, hoverinfo: "skip",
+        marker: { symbol: "square", size, color: colors, opacity: 0.35, line: { width: 0 } } });
     }
   }
   runs.forEach((run, r) => {
@@ -88,13 +94,6 @@ function logish(z) {
   let lo = Infinity;
   for (const row of z) for (const v of row) if (Number.isFinite(v) && v < lo) lo = v;
   return z.map((row) => row.map((v) => (Number.isFinite(v) ? Math.log1p(v - lo) : null)));
-}
-
-function basinScale() {
-  const n = COLORS.length + 1;
-  const scale = [[0, "rgba(0,0,0,0)"], [1 / n, "rgba(0,0,0,0)"]];
-  COLORS.forEach((c, i) => scale.push([(i + 1) / n, c], [(i + 2) / n, c]));
-  return scale;
 }
 
 // Loss (log scale), lr, and gradient norm before (solid) and after (dashed) clipping.
