@@ -17,6 +17,9 @@ import pytest
 import torch
 from fastapi.testclient import TestClient
 
+from app.errors import TooLarge
+from app.sandbox.interpreter import run_program
+from app.sandbox.limits import Limits
 from app.settings import get_settings, load_settings
 from tests.helpers import assert_error
 
@@ -507,6 +510,14 @@ def test_many_medium_tensors_are_refused_past_the_memory_limit(client: TestClien
     code = "xs = []\nfor i in range(30):\n    xs.append(torch.ones(10**7 - 1))"
     error = _refused(client, code, "too_large", 3)
     assert "MiB" in str(error["message"])
+
+
+def test_a_function_called_after_its_run_is_still_measured() -> None:
+    # The descent lab runs the learner's surface with torch.vmap after run_program returned.
+    fn = run_program("def f(x):\n    return torch.ones(10**6, 10**6)",
+                     limits=Limits()).namespace["f"]
+    with pytest.raises(TooLarge, match="ones"):
+        fn(1)  # type: ignore[operator]
 
 
 def test_the_server_is_healthy_after_the_exhaustion(client: TestClient) -> None:

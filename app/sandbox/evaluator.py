@@ -6,7 +6,7 @@ import ast
 import builtins as python_builtins
 import operator
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from typing import Any, Protocol
 
 import numpy
@@ -136,6 +136,8 @@ class Evaluator:
         self.stdout: list[str] = []
         self.stdout_bytes = 0
         self.meter = sizes.MemoryMeter(limits)
+        self._guard = sizes.SizeGuard(limits, self.meter, lambda: self.line)
+        self._guarding = False
         self.produced: dict[int, Any] = {}
         self.globals = Scope()
         self.functions = Functions(self)
@@ -149,6 +151,23 @@ class Evaluator:
 
     def exec_block(self, body: list[ast.stmt], scope: Scope) -> None:
         raise NotImplementedError
+
+    @contextmanager
+    def guarded(self) -> Iterator[None]:
+        """Measure every torch call while the program's code runs, however it was called.
+
+        .. note:: A function the program defined can be called after run_program returned
+           (the descent lab maps one over a grid with torch.vmap): its body is guarded too.
+        """
+        if self._guarding:
+            yield
+            return
+        self._guarding = True
+        try:
+            with self._guard:
+                yield
+        finally:
+            self._guarding = False
 
     # --- expressions ---------------------------------------------------------------------------
 

@@ -52,11 +52,12 @@ class UserFunction:
         caller_line = machine.line
         machine.depth += 1
         try:
-            if isinstance(self.body, ast.expr):  # a lambda: its errors are its own line's
-                machine.line = self.body.lineno
-                return machine.eval(self.body, local)
-            machine.exec_block(self.body, local)
-            return None
+            with machine.guarded():  # also when torch or the descent lab calls it, after the run
+                if isinstance(self.body, ast.expr):  # a lambda: its errors are its own line's
+                    machine.line = self.body.lineno
+                    return machine.eval(self.body, local)
+                machine.exec_block(self.body, local)
+                return None
         except Return as result:
             return result.value
         except (Break, Continue) as jump:  # ast.parse lets these through; Python's compiler doesn't

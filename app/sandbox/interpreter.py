@@ -18,7 +18,7 @@ from typing import Any
 import torch
 
 from app.errors import AppError, Disallowed, ProgramError, Timeout, TooLarge
-from app.sandbox import guards, hints, sizes
+from app.sandbox import guards, hints
 from app.sandbox.evaluator import (
     Break,
     Continue,
@@ -63,9 +63,8 @@ def run_program(code: str, *, limits: Limits, device: torch.device | None = None
     machine = _Machine(limits, recorder)
     grad_enabled = torch.is_grad_enabled()
     _seed(seed)
-    guard = sizes.SizeGuard(limits, machine.meter, lambda: machine.line)
     try:
-        with _on(device), recorder or nullcontext(), guard:
+        with _on(device), recorder or nullcontext(), machine.guarded():
             machine.exec_block(tree.body, machine.globals)
     except BaseException as exc:  # noqa: BLE001 - every failure of the program becomes a 4xx
         error = _app_error(exc, machine.error_line or machine.line)
