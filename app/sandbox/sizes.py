@@ -165,14 +165,18 @@ def nested_numel(data: object, limits: Limits, line: int | None) -> None:
     check_numel(numel, "torch.tensor(...)", limits, line)
 
 
-def _to_meta(value: object, scalars: bool = False) -> object:
-    """value with its tensors on the meta device; with scalars, 0-dim tensors become numbers."""
+def _to_meta(value: object, scalars: bool, seen: dict[int, object]) -> object:
+    """value with its tensors on the meta device; with scalars, 0-dim tensors become numbers.
+
+    seen holds each tensor's copy: torch.cat([x] * 100000) converts x once, not 100,000 times.
+    """
     if isinstance(value, torch.Tensor):
-        if scalars and value.dim() == 0 and not value.is_meta:
-            return value.item()
-        return value.detach().to("meta")
+        if id(value) not in seen:
+            scalar = scalars and value.dim() == 0 and not value.is_meta
+            seen[id(value)] = value.item() if scalar else value.detach().to("meta")
+        return seen[id(value)]
     if isinstance(value, (list, tuple)):
-        return type(value)(_to_meta(v, scalars) for v in value)
+        return type(value)(_to_meta(v, scalars, seen) for v in value)
     return value
 
 
@@ -207,22 +211,32 @@ def _combinations(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
     return math.comb(args[0].numel(), r) * r
 
 
-# Calls whose output size depends on the values in a tensor, which the meta device cannot see.
-_DATA_DEPENDENT: dict[str, Callable[[Sequence[Any], dict[str, Any]], int]] = {
+def _concatenated(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
+    tensors = _at(args, kwargs, 0, "tensors", ())
+    return sum(t.numel() for t in tensors if isinstance(t, torch.Tensor))
+
+
+# Calls measured from their inputs directly: those whose output size depends on the values in
+# a tensor, which the meta device cannot see, and concatenations, which it sees slowly (a meta
+# torch.cat of 100,000 tensors takes a second).
+_ESTIMATES: dict[str, Callable[[Sequence[Any], dict[str, Any]], int]] = {
     "one_hot": _one_hot, "bincount": _bincount, "repeat_interleave": _repeat_interleave,
-    "combinations": _combinations,
+    "combinations": _combinations, "cat": _concatenated, "concat": _concatenated,
+    "stack": _concatenated, "hstack": _concatenated, "vstack": _concatenated,
+    "dstack": _concatenated,
 }
 
 
 def _growing_numel(func: Callable[..., object], name: str, args: Sequence[Any],
                    kwargs: dict[str, Any]) -> int:
     """How many elements func(*args, **kwargs) would make, measured without making them."""
-    estimate = _DATA_DEPENDENT.get(name)
+    estimate = _ESTIMATES.get(name)
     if estimate is not None and not any(isinstance(a, torch.Tensor) and a.is_meta for a in args):
         return estimate(args, kwargs)
     factory = name in al.FACTORIES
-    meta_args = [_to_meta(a, factory) for a in args]
-    meta_kwargs = {k: _to_meta(v, factory) for k, v in kwargs.items()}
+    seen: dict[int, object] = {}
+    meta_args = [_to_meta(a, factory, seen) for a in args]
+    meta_kwargs = {k: _to_meta(v, factory, seen) for k, v in kwargs.items()}
     if factory:
         meta_kwargs["device"] = "meta"
     result = func(*meta_args, **meta_kwargs)
