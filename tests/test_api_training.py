@@ -126,3 +126,55 @@ def test_nan_hunt_through_the_api_marks_the_step_and_names_the_op(client: TestCl
     assert body["loss"][-1] == "NaN"
     fixed = client.post("/api/training/nan", json={"cause": "log0", "fix": "epsilon"}).json()
     assert fixed["first_nonfinite_step"] is None
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_training_page_renders_in_each_language_with_local_plotly(
+        client: TestClient, lang: str) -> None:
+    response = client.get(f"/training?lang={lang}")
+    client.cookies.clear()  # ?lang= is remembered in a cookie; the shared client must forget it
+    assert response.status_code == 200
+    html = response.text
+    assert f'<html lang="{lang}">' in html
+    assert "/static/training.js" in html and "/vendor/plotly.min.js" in html
+    assert "cdn" not in html.lower() and "https://" not in html
+    data = re.search(r'<script type="application/json" id="page-data">(.*?)</script>', html, re.S)
+    assert data is not None
+    choices = json.loads(data.group(1))["choices"]
+    assert choices["optimizers"][0] == "sgd" and "sigmoid_vanishes" in choices["flow_presets"]
+
+
+def _keys_the_page_uses() -> set[str]:
+    """Every i18n key the template and training.js name, the menus' keys built from choices."""
+    template = (ROOT / "templates" / "training.html").read_text(encoding="utf-8")
+    script = (ROOT / "static" / "training.js").read_text(encoding="utf-8")
+    used = set(re.findall(r"""strings\[["']([\w.]+)["']\]""", template))
+    used |= {key for key in re.findall(r"""\bt\(["']([\w.]+)["']""", script)
+             if not key.endswith(".")}  # a prefix: its keys are built below
+    used |= {f"training.field.{name}"
+             for name in re.findall(r'(?:number|choice|check)\("\w+", "(\w+)"', template)}
+    from app.routes.training import _choices
+
+    choices: dict[str, Any] = _choices()
+    menus = {"activation": "activations", "init": "inits", "dataset": "datasets",
+             "optimizer": "optimizers", "scheduler": "schedulers", "clip": "clips",
+             "nan.cause": "causes", "nan.fix": "fixes", "flow.preset": "flow_presets"}
+    for prefix, menu in menus.items():
+        used |= {f"training.{prefix}.{name}" for name in choices[menu]}
+    used |= {f"training.tab.{lesson}" for lesson in ("flow", "train", "accumulation",
+                                                     "precision", "nan")}
+    used |= {f"training.device.{d}" for d in ("auto", "cpu", "cuda")}
+    used |= {f"training.flow.verdict.{v}" for v in ("vanishing", "exploding", "healthy")}
+    used |= {f"training.nan.phase.{p}" for p in ("forward", "backward", "update")}
+    used |= {f"training.nan.why.{c}" for c in choices["causes"]}
+    used |= {f"training.precision.summary.{d}" for d in ("cpu", "cuda")}
+    used |= {f"training.accumulation.{k}" for k in ("big_batch", "accumulated", "undivided")}
+    return used
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_every_string_the_training_page_uses_exists(lang: str) -> None:
+    used = _keys_the_page_uses()
+    assert len(used) > 100
+    strings = json.loads((ROOT / "static" / "i18n" / f"{lang}.json").read_text("utf-8"))
+    assert sorted(used - set(strings)) == []

@@ -13,10 +13,10 @@ from dataclasses import asdict
 from typing import Annotated, Any, get_args
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import StreamingResponse
+from fastapi.responses import HTMLResponse, StreamingResponse
 
 from app import i18n, schemas, training
-from app.deps import get_pool
+from app.deps import get_pool, templates
 from app.errors import AppError
 from app.optimizers import CLIPS, OPTIMIZERS, SCHEDULERS
 from app.sandbox.workers import WorkerPool
@@ -26,6 +26,11 @@ router = APIRouter()
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 PoolDep = Annotated[WorkerPool, Depends(get_pool)]
+
+
+@router.get("/training", response_class=HTMLResponse)
+async def training_page(request: Request) -> HTMLResponse:
+    return templates.TemplateResponse(request, "training.html", {"choices": _choices()})
 
 
 # async: the lessons run in sandbox workers, and the event loop awaits their replies (as
