@@ -135,7 +135,9 @@ def main() -> None:
     ratio = statistics.median(e / p for e, p in pairs)
     chunks = math.ceil(RUN["steps"] / chunk_steps(TrainConfig(**RUN)))  # type: ignore[arg-type]
     name = torch.cuda.get_device_name() if device.type == "cuda" else "one thread"
-    print(f"device {args.device} ({name}), torch {torch.__version__}, median of {args.repeats}")
+    load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
+    print(f"device {args.device} ({name}), torch {torch.__version__}, {os.cpu_count()} CPUs, "
+          f"load average {load}")
     print(f"endpoint (POST /api/training/run, {chunks} chunks):  {t_endpoint * 1000:8.1f} ms")
     print(f"plain loop in this process:                   {t_plain * 1000:8.1f} ms")
     print(f"ratio {ratio:.2f}, the median of {args.repeats} interleaved pairs (target <= 1.3); "
