@@ -74,6 +74,10 @@ def test_a_refused_run_answers_with_its_status_before_streaming(client: TestClie
     assert_error(client.post("/api/training/flow", json={"width": 10_000}), 413, "too_large")
     assert_error(client.post("/api/training/nan", json={"cause": "gremlins"}),
                  422, "request_invalid")
+    if not torch.cuda.is_available():
+        error = assert_error(client.post("/api/training/flow", json={"device": "cuda"}),
+                             400, "program_error")
+        assert error["hint_key"] == "hint.no_cuda"
 
 
 class _FailsAfter:

@@ -42,7 +42,7 @@ async def flow(request: schemas.FlowRequest, settings: SettingsDep, pool: PoolDe
 
 @router.post("/api/training/accumulation", response_model=schemas.AccumulationResponse)
 async def accumulation(request: schemas.AccumulationRequest, settings: SettingsDep,
-                 pool: PoolDep) -> object:
+                       pool: PoolDep) -> object:
     return await _job(pool, settings, "accumulation", request)
 
 
@@ -62,7 +62,7 @@ async def nan(request: schemas.NanRequest, settings: SettingsDep, pool: PoolDep)
                               "description": "One `data:` event per chunk (TrainChunkOut); "
                                              "an `error` event carries the error envelope."}})
 async def run(request: schemas.TrainRequest, http: Request, settings: SettingsDep,
-        pool: PoolDep) -> StreamingResponse:
+              pool: PoolDep) -> StreamingResponse:
     config = training.TrainConfig(**request.model_dump(exclude={"device"}))
     # The first chunk runs before the response starts, so a refused run gets its status code.
     first = await _job(pool, settings, "train", request, config=config, state=None)
@@ -74,9 +74,9 @@ async def run(request: schemas.TrainRequest, http: Request, settings: SettingsDe
 
 async def _job(pool: WorkerPool, settings: Settings, lesson: str,
                request: schemas._TrainingRequest, **options: object) -> Any:
+    """The lesson's result from a sandbox worker; `options` default to the request's fields."""
     device = settings.device if request.device == "auto" else request.device
-    if not options:
-        options = request.model_dump(exclude={"device"})
+    options = options or request.model_dump(exclude={"device"})
     return await pool.submit("app.jobs:training", wall_seconds=settings.wall_seconds,
                              cpu_seconds=settings.cpu_seconds,
                              queue_seconds=settings.queue_seconds,
