@@ -7,6 +7,7 @@ goes to the next job, so the server keeps nothing once the response ends or the 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator
 from dataclasses import asdict
@@ -23,6 +24,9 @@ from app.sandbox.workers import WorkerPool
 from app.settings import Settings, get_settings
 
 router = APIRouter()
+
+# Chunks still running for clients that left: held only so the event loop does not drop them.
+_FINISHING: set[asyncio.Future[Any]] = set()
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 PoolDep = Annotated[WorkerPool, Depends(get_pool)]
@@ -93,9 +97,15 @@ async def _events(pool: WorkerPool, settings: Settings, request: schemas.TrainRe
         yield f"data: {out.model_dump_json()}\n\n"
         if chunk.diverged or state.step >= config.steps:
             return
+        # Shielded: when the client leaves (the stop button), Starlette cancels this generator,
+        # and a cancelled job would cost its worker (killed and replaced). The chunk is short;
+        # let it finish and hand its worker back.
+        job = asyncio.ensure_future(_job(pool, settings, "train", request, config=config,
+                                         state=state))
+        _FINISHING.add(job)
+        job.add_done_callback(_FINISHING.discard)
         try:
-            chunk, state = await _job(pool, settings, "train", request, config=config,
-                                      state=state)
+            chunk, state = await asyncio.shield(job)
         except AppError as error:  # the status line has gone: the envelope goes in an event
             envelope = {**error.to_plain(), "hint": i18n.text(error.hint_key, lang)
                         if error.hint_key else None}

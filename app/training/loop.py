@@ -90,15 +90,17 @@ class TrainChunk:
 
 
 def chunk_steps(config: TrainConfig) -> int:
-    """Steps per chunk: about a quarter second of work, and at least 4 updates per run.
+    """Steps per chunk: about a tenth of a second of work, and at least 4 updates per run.
 
     An estimate from the config alone, so the same run is always cut the same way: a step
     costs about 1 ms of Python plus its multiply-adds, forward and backward, at 10 GFLOP/s.
+    A tenth of a second keeps most chunks under the pool's threshold for a long job, which
+    would renice the worker and, on a busy machine, slow the rest of the run.
     """
     adds = config.batch_size * config.accumulation * (
         4 * config.width + (config.depth - 1) * config.width**2)
     step_seconds = 1e-3 + 6 * adds / 1e10
-    return max(1, min(math.ceil(config.steps / 4), int(0.25 / step_seconds)))
+    return max(1, min(math.ceil(config.steps / 4), int(0.1 / step_seconds)))
 
 
 def train(config: TrainConfig, state: TrainState | None, *,
