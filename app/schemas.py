@@ -132,6 +132,14 @@ else:
     ClipKind = Literal[tuple(CLIPS)]
 
 Range = tuple[float, float]
+Model = BaseModel
+
+
+def to_json(model: type[BaseModel], result: object) -> str:
+    """`result` (a dataclass) as `model`'s JSON, reading its lists in place."""
+    return model.model_validate(result, from_attributes=True).model_dump_json()
+
+
 Number = float | str  # JSON has no NaN or inf: to_plain spells them "NaN", "Infinity"
 
 

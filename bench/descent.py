@@ -13,6 +13,7 @@ Prints three figures, each measured in this one run, baselines in the same proce
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -73,6 +74,8 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
     torch.set_num_threads(1)  # as in a sandbox worker
+    print(f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} at the start "
+          "(a sandbox worker past 0.1 s of CPU is reniced to 19, so load slows the endpoint)")
     with TestClient(create_app()) as client:
         def endpoint_race() -> object:
             response = client.post("/api/descent", json={

@@ -32,6 +32,13 @@ async def _run(pool: WorkerPool, settings: Settings, job: str, **kwargs: object)
                              **kwargs)
 
 
+def _json(model: type[schemas.Model], result: object) -> Response:
+    # A race or a grid is 10^4-10^6 numbers. The model reads the dataclass's lists in place
+    # and writes the JSON in one pass; returning the dataclass would deep-copy them (asdict),
+    # then validate and encode them again. The response_model still documents the shape.
+    return Response(schemas.to_json(model, result), media_type="application/json")
+
+
 @router.get("/descent", response_class=HTMLResponse)
 async def descent_page(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "descent.html", {
@@ -47,8 +54,9 @@ async def surfaces() -> object:
 
 @router.post("/api/surface", response_model=schemas.GridResponse)
 async def surface(request: schemas.SurfaceRequest, settings: SettingsDep, pool: PoolDep) -> object:
-    return await _run(pool, settings, "surface", **request.spec(), x_range=request.x_range,
+    grid = await _run(pool, settings, "surface", **request.spec(), x_range=request.x_range,
                       y_range=request.y_range, resolution=request.resolution)
+    return _json(schemas.GridResponse, grid)
 
 
 @router.post("/api/descent", response_model=schemas.DescentResponse)
@@ -56,14 +64,12 @@ async def descent(request: schemas.DescentRequest, settings: SettingsDep, pool: 
     race = await _run(pool, settings, "descent", **request.spec(), start=request.start,
                       steps=request.steps, runs=[run.to_run() for run in request.runs],
                       noise=request.noise, seed=request.seed, sweep=request.sweep)
-    # A race is up to 10^6 numbers: the model takes the dataclass's lists as they are and
-    # writes JSON in one pass, where returning the dataclass would deep-copy them (asdict).
-    body = schemas.DescentResponse.model_validate(race, from_attributes=True)
-    return Response(body.model_dump_json(), media_type="application/json")
+    return _json(schemas.DescentResponse, race)
 
 
 @router.post("/api/basins", response_model=schemas.BasinsResponse)
 async def basins(request: schemas.BasinsRequest, settings: SettingsDep, pool: PoolDep) -> object:
-    return await _run(pool, settings, "basins", **request.spec(), run=request.run.to_run(),
-                      x_range=request.x_range, y_range=request.y_range,
-                      resolution=request.resolution, steps=request.steps)
+    result = await _run(pool, settings, "basins", **request.spec(), run=request.run.to_run(),
+                        x_range=request.x_range, y_range=request.y_range,
+                        resolution=request.resolution, steps=request.steps)
+    return _json(schemas.BasinsResponse, result)
