@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -34,6 +35,21 @@ def test_lessons_page_lists_every_section_in_both_languages(client: TestClient) 
         assert f'id="{stop.id}"' in english and stop.title_en in english
         assert stop.title_zh in chinese
     assert english.count('href="/#ex=S2"') == 1
+
+
+def test_lessons_links_point_at_pages_that_exist(client: TestClient) -> None:
+    hrefs = set(re.findall(r'href="(/[^"#?]*)', client.get("/lessons").text))
+    assert {"/", "/descent", "/training"} <= hrefs
+    for href in hrefs:
+        assert client.get(href).status_code == 200, href
+
+
+def test_training_links_name_tabs_of_the_training_page(client: TestClient) -> None:
+    page = client.get("/training").text
+    for stop in TUTORIAL:
+        for link in stop.links:
+            if link.lab == "training":
+                assert f'id="panel-{link.href.removeprefix("/training#lesson=")}"' in page, link
 
 
 @pytest.fixture
