@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 import numpy
@@ -79,6 +79,11 @@ def check_format_spec(spec: str, limits: Limits, line: int | None) -> None:
                            hint_key="hint.sequence_too_large")
 
 
+# What repr writes out item by item, besides dicts: sequences, sets and a dict's views.
+_ITERABLES: tuple[type[Iterable[object]], ...] = (
+    list, tuple, set, frozenset, type({}.keys()), type({}.values()), type({}.items()))
+
+
 def text_size(value: object, budget: int) -> int:
     """About how many characters str(value) makes, counted only up to budget.
 
@@ -94,11 +99,13 @@ def text_size(value: object, budget: int) -> int:
             inside.discard(id(item))
         elif isinstance(item, str):
             total += len(item) + 2
-        elif isinstance(item, (list, tuple, set, frozenset, dict)):
+        elif isinstance(item, BaseException):
+            stack.append((item.args, False))  # str(KeyError(key)) is repr(key)
+        elif isinstance(item, dict) or isinstance(item, _ITERABLES):
             if id(item) in inside:
                 total += 5
                 continue
-            parts = [*item.keys(), *item.values()] if isinstance(item, dict) else item
+            parts = [*item.keys(), *item.values()] if isinstance(item, dict) else list(item)
             total += 2 + 2 * len(parts)
             if total <= budget:
                 inside.add(id(item))
