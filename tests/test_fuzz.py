@@ -165,3 +165,9 @@ def test_the_endpoint_never_answers_5xx(client: TestClient, code: str) -> None:
     if response.status_code >= 400:
         error = response.json()["error"]
         assert error["type"] and error["message"], error
+        assert error["hint_key"] != "hint.worker_crashed", (code, error)
+
+
+def test_the_server_is_healthy_after_the_fuzzing(client: TestClient) -> None:
+    response = client.get("/healthz")
+    assert response.status_code == 200 and response.json()["status"] == "ok"

@@ -37,6 +37,7 @@ def _refused(client: TestClient, code: str, kind: str, line: int | None,
              device: str = "auto") -> dict[str, object]:
     response = client.post("/api/graph", json={"code": code, "device": device})
     error = assert_error(response, STATUS[kind], kind)
+    assert error["hint_key"] != "hint.worker_crashed", error  # refused, not survived
     if line is not None:
         assert error["line"] == line, error
     return error
