@@ -93,7 +93,8 @@ async def _events(pool: WorkerPool, settings: Settings, request: schemas.TrainRe
                   lang: str) -> AsyncIterator[str]:
     chunk, state = first
     while True:
-        out = schemas.TrainChunkOut.model_validate(asdict(chunk))
+        # from_attributes reads the dataclass as it is; asdict() would deep-copy every list.
+        out = schemas.TrainChunkOut.model_validate(chunk, from_attributes=True)
         yield f"data: {out.model_dump_json()}\n\n"
         if chunk.diverged or state.step >= config.steps:
             return
