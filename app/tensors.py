@@ -28,7 +28,17 @@ def _plain_list(x: Any) -> Any:
 
 
 def to_plain(t: torch.Tensor | None, max_numel: int = 1_000) -> Plain:
-    """A number or nested list; a summary (shape, min, max, mean, head) past max_numel elements."""
+    """A number or nested list; a summary (shape, min, max, mean, head) past max_numel elements.
+
+    .. note:: These are the app's reads, not a program's calls: while a program runs (the graph
+       recorder reads gradients), its SizeGuard would otherwise measure and meter each of the
+       ten-odd torch calls here against the program's limits.
+    """
+    with torch._C.DisableTorchFunction():
+        return _to_plain(t, max_numel)
+
+
+def _to_plain(t: torch.Tensor | None, max_numel: int) -> Plain:
     if t is None or t.is_meta:  # a meta tensor has a shape but no values (.cpu() would raise)
         return None
     t = t.detach().cpu()
