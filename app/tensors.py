@@ -10,6 +10,7 @@ import torch
 from app.errors import ProgramError
 
 Plain = float | int | bool | str | None | list[Any] | dict[str, Any]
+_WALK_NUMEL = 32
 
 
 def _number(x: Any) -> Any:
@@ -42,9 +43,13 @@ def _to_plain(t: torch.Tensor | None, max_numel: int) -> Plain:
     if t is None or t.is_meta:  # a meta tensor has a shape but no values (.cpu() would raise)
         return None
     t = t.detach().cpu()
-    if t.numel() <= max_numel:
-        if not t.is_complex() and (not t.is_floating_point() or bool(torch.isfinite(t).all())):
-            return t.tolist()  # nothing to spell out: skip the walk (a trajectory is 10^5 numbers)
+    numel = t.numel()
+    if numel <= max_numel:
+        # Past a few dozen values one torch.isfinite beats walking the list in Python (a
+        # trajectory is 10^5 numbers); below that the walk is cheaper (a lesson's are tiny).
+        if numel > _WALK_NUMEL and not t.is_complex() and (
+                not t.is_floating_point() or bool(torch.isfinite(t).all())):
+            return t.tolist()  # nothing to spell out: skip the walk
         return _plain_list(t.tolist())
     flat = t.reshape(-1)
     stats = flat.double() if not t.is_complex() else flat.abs().double()
