@@ -109,9 +109,11 @@ def _tree_cpu(root: int) -> float:
 
 def _cpu_seconds(fn: Callable[[], object], root: int | None) -> float:
     """CPU seconds `fn` costs: this thread's, plus the server tree's when `root` is given."""
-    before = (time.thread_time(), _tree_cpu(root) if root else 0.0)
+    tree = _tree_cpu(root) if root else 0.0
+    thread = time.thread_time()  # after the /proc walk above, so it is not counted
     fn()
-    return time.thread_time() - before[0] + ((_tree_cpu(root) - before[1]) if root else 0.0)
+    thread = time.thread_time() - thread
+    return thread + ((_tree_cpu(root) - tree) if root else 0.0)
 
 
 def _server(device: str) -> tuple[subprocess.Popen[bytes], str]:

@@ -8,11 +8,11 @@ generator carried along, so the same run gives the same numbers however it is cu
 
 from __future__ import annotations
 
-import io
 import math
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
 import torch
 from torch import nn
 from torch.optim.lr_scheduler import ReduceLROnPlateau
@@ -57,14 +57,15 @@ class TrainConfig:
 
 @dataclass(frozen=True, slots=True)
 class TrainState:
-    """Where a run stopped: the state_dicts, as torch.save wrote them, for the next chunk.
+    """Where a run stopped: the model's, optimizer's and scheduler's state_dicts, for the next one.
 
-    .. note:: Bytes, not tensors: multiprocessing would send tensors through shared-memory files,
-       which a sandbox worker may not create, and the server never unpickles tensors this way.
+    .. note:: Their tensors travel as NumPy arrays: multiprocessing would send tensors through
+       shared-memory files, which a sandbox worker may not create. (torch.save bytes work too,
+       but torch.load(weights_only=True) cost more than the rest of a chunk's overhead.)
     """
 
     step: int
-    saved: bytes
+    saved: dict[str, Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,7 +122,7 @@ def train(config: TrainConfig, state: TrainState | None, *,
                                optimizer, config.steps)
     start = 0
     if state is not None:
-        saved = torch.load(io.BytesIO(state.saved), map_location=device, weights_only=True)
+        saved = _tensors(state.saved, device)
         model.load_state_dict(saved["model"])
         optimizer.load_state_dict(saved["optimizer"])
         if scheduler is not None:
@@ -165,10 +166,9 @@ def train(config: TrainConfig, state: TrainState | None, *,
         lr=lrs, accuracy=accuracy, boundary=plain_list(boundary), total=config.steps,
         diverged=not math.isfinite(losses[-1].item()), data=data,
     )
-    saved = io.BytesIO()
-    torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                "scheduler": {} if scheduler is None else scheduler.state_dict()}, saved)
-    return chunk, TrainState(start + len(losses), saved.getvalue())
+    saved = {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+             "scheduler": {} if scheduler is None else scheduler.state_dict()}
+    return chunk, TrainState(start + len(losses), _arrays(saved))
 
 
 def clip_gradients(model: nn.Module, clip: str,
@@ -207,3 +207,25 @@ def _boundary(model: nn.Module,
     gx, gy = torch.meshgrid(xs, ys, indexing="xy")  # gx[i][j] = xs[j]: Plotly's order
     p = model(torch.stack([gx.reshape(-1), gy.reshape(-1)], 1)).softmax(1)[:, 1].double()
     return xs, ys, (p.reshape(GRID, GRID) * 1000).round() / 1000  # 3 decimals: a smaller event
+
+
+def _arrays(value: Any) -> Any:
+    """The same nesting of dicts and lists, each tensor as a NumPy array on the CPU."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu().numpy()
+    if isinstance(value, dict):
+        return {k: _arrays(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_arrays(v) for v in value)
+    return value
+
+
+def _tensors(value: Any, device: torch.device) -> Any:
+    """_arrays undone: each NumPy array a tensor on `device` again."""
+    if isinstance(value, np.ndarray):
+        return torch.from_numpy(value).to(device)
+    if isinstance(value, dict):
+        return {k: _tensors(v, device) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(_tensors(v, device) for v in value)
+    return value
