@@ -47,7 +47,7 @@ class Settings(BaseSettings):
     sandbox_long_jobs: int = Field(
         default=48,
         ge=0,
-        description="Programs past a quarter second that may run on at once, at low priority, "
+        description="Programs past 0.1 s of CPU that may run on at once, at low priority, "
                     "in extra sandbox processes, so quick programs keep the workers.",
     )
     device: Literal["auto", "cpu", "cuda"] = Field(
