@@ -17,6 +17,7 @@ from typing import Any
 import numpy
 import torch
 import torch._dynamo  # noqa: F401 - see below
+from torch._C import _functorch
 from torch.overrides import TorchFunctionMode
 
 from app.errors import TooLarge
@@ -143,7 +144,8 @@ def check_numel(numel: int, what: str, limits: Limits, line: int | None) -> None
                        f"{limits.tensor_numel:,}", line=line, hint_key="hint.too_large")
 
 
-def check_broadcast(tensors: Sequence[torch.Tensor], limits: Limits, line: int | None) -> None:
+def check_broadcast(tensors: Sequence[torch.Tensor], limits: Limits, line: int | None,
+                    samples: int = 1) -> None:
     """Refuse an elementwise op whose broadcast result is too big: ones(n, 1) * ones(1, n)."""
     shape: list[int] = []
     for t in tensors:
@@ -156,7 +158,7 @@ def check_broadcast(tensors: Sequence[torch.Tensor], limits: Limits, line: int |
             if size != here and 1 not in (size, here):
                 return  # not broadcastable: torch raises its own error
             shape[offset + i] = max(size, here) if 0 not in (size, here) else 0
-    check_numel(math.prod(shape), "the result", limits, line)
+    check_numel(math.prod(shape) * samples, "the result", limits, line)
 
 
 def nested_numel(data: object, limits: Limits, line: int | None) -> None:
@@ -274,6 +276,26 @@ def _advanced_index(key: object) -> bool:
     return any(isinstance(p, (torch.Tensor, list)) for p in parts)
 
 
+def _unbatched(t: torch.Tensor) -> torch.Tensor:
+    """The tensor behind torch.vmap's one-sample view of it; t itself outside vmap."""
+    while _functorch.is_batchedtensor(t):
+        t = _functorch.get_unwrapped(t)
+    return t
+
+
+def _samples(values: Sequence[object]) -> int:
+    """How many samples torch.vmap runs at once: 1, unless a tensor among values is batched.
+
+    .. note:: Under vmap a tensor's shape is one sample's (the descent lab maps a learner's
+       surface over 10,000 grid points), so every size here is multiplied by this.
+    """
+    most = 1
+    for t in values:
+        if isinstance(t, torch.Tensor) and _functorch.is_batchedtensor(t):
+            most = max(most, _unbatched(t).numel() // max(t.numel(), 1))
+    return most
+
+
 class MemoryMeter:
     """Bytes held by the program's live tensors, so one program cannot take the worker's memory."""
 
@@ -286,10 +308,11 @@ class MemoryMeter:
         # These reads are the runner's, not the program's: with a SizeGuard active each one
         # would go through its __torch_function__ (four calls, ~15 us, per tensor recorded).
         with torch._C.DisableTorchFunction():
-            check_numel(t.numel(), "this tensor", self.limits, line)
+            full = _unbatched(t)  # under vmap, t is one sample of it
+            check_numel(full.numel(), "this tensor", self.limits, line)
             if t._base is not None or t.is_meta or id(t) in self._seen:
                 return  # a view shares its base's memory
-            nbytes = t.numel() * t.element_size()
+            nbytes = full.numel() * full.element_size()
         self._seen[id(t)] = t
         self.live += nbytes
         weakref.finalize(t, self._free, nbytes)
@@ -331,12 +354,13 @@ class SizeGuard(TorchFunctionMode):
     def _measure(self, func: Callable[..., Any], name: str, args: Sequence[Any],
                  kwargs: dict[str, Any], line: int | None) -> None:
         limits = self.limits
+        samples = _samples([*args, *kwargs.values()])
         if name in al.GROWING_CALLS or (name == "getitem" and _advanced_index(args[1])):
             try:
                 numel = _growing_numel(func, name, args, kwargs)
             except Exception:  # noqa: BLE001 - torch reports the real error when the call runs
                 return
-            check_numel(numel, f"{name}(...)", limits, line)
+            check_numel(numel * samples, f"{name}(...)", limits, line)
         elif name in ("tensor", "as_tensor"):
             nested_numel(_at(args, kwargs, 0, "data"), limits, line)
         elif name == "new_tensor":
@@ -354,4 +378,4 @@ class SizeGuard(TorchFunctionMode):
         else:
             tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
             if len(tensors) > 1:
-                check_broadcast(tensors, limits, line)
+                check_broadcast(tensors, limits, line, samples)
