@@ -21,6 +21,7 @@ from app.errors import TooLarge
 from app.sandbox.interpreter import run_program
 from app.sandbox.limits import Limits
 from app.settings import get_settings, load_settings
+from app.surfaces import compile_expr, evaluate
 from tests.helpers import assert_error
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -527,6 +528,13 @@ def test_a_function_called_after_its_run_is_still_measured() -> None:
                      limits=Limits()).namespace["f"]
     with pytest.raises(TooLarge, match="ones"):
         fn(1)  # type: ignore[operator]
+
+
+def test_a_surface_mapped_with_vmap_is_measured_over_the_whole_grid() -> None:
+    # Under torch.vmap each tensor looks like one grid point's; 10,000 points are allocated.
+    fn = compile_expr("(x * torch.ones(5000)).sum() + y", Limits(tensor_numel=10_000))
+    with pytest.raises(TooLarge, match="50,000,000 elements"):
+        evaluate(fn, (-1.0, 1.0), (-1.0, 1.0), 100, max_numel=10**6)
 
 
 def test_the_server_is_healthy_after_the_exhaustion(client: TestClient) -> None:
