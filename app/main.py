@@ -5,6 +5,7 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -73,8 +74,18 @@ def create_app() -> FastAPI:
     app.include_router(graph.router)
     app.include_router(descent.router)
     app.include_router(training.router)
-    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    app.mount("/static", _CachedStaticFiles(directory=ROOT / "static"), name="static")
     return app
+
+
+class _CachedStaticFiles(StaticFiles):
+    """/static, cacheable for an hour (a lesson): the names carry no hash, so not for a year.
+    Past the hour a browser revalidates with the ETag and gets a 304."""
+
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
+        response = super().file_response(*args, **kwargs)
+        response.headers.setdefault("Cache-Control", "public, max-age=3600")
+        return response
 
 
 _PAGE_CHOICES = {"lang": i18n.LANGUAGES, "present": ("0", "1")}

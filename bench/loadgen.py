@@ -34,17 +34,22 @@ class Connection:
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
 
-    async def request(self, method: str, path: str, body: bytes = b"") -> tuple[int, bytes]:
+    async def request(self, method: str, path: str, body: bytes = b"",
+                      headers: str = "") -> tuple[int, bytes]:
+        """Send one request (`headers`: extra "Name: value\\r\\n" lines); its status and body.
+
+        A chunked body (a stream, or a gzipped file) comes back as its chunks joined.
+        """
         if self._writer is None or self._writer.is_closing():
             self._reader, self._writer = await asyncio.open_connection("127.0.0.1", self.port)
         assert self._reader is not None
-        head = (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        head = (f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}"
                 f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
         self._writer.write(head.encode() + body)
         try:
             header = await self._reader.readuntil(b"\r\n\r\n")
             status = int(header[9:12])
-            length, close = None, False
+            length, close, chunked = None, False, False
             for line in header.split(b"\r\n")[1:]:
                 name, _, value = line.partition(b":")
                 name = name.strip().lower()
@@ -52,15 +57,31 @@ class Connection:
                     length = int(value)
                 elif name == b"connection" and value.strip().lower() == b"close":
                     close = True
-            if length is None:
+                elif name == b"transfer-encoding" and value.strip().lower() == b"chunked":
+                    chunked = True
+            if chunked:
+                payload = await self._read_chunks()
+            elif length is None:
                 raise ConnectionError("the response has no Content-Length")
-            payload = await self._reader.readexactly(length)
+            else:
+                payload = await self._reader.readexactly(length)
         except BaseException:
             self.close()
             raise
         if close:
             self.close()
         return status, payload
+
+    async def _read_chunks(self) -> bytes:
+        assert self._reader is not None
+        chunks = []
+        while True:
+            size = int((await self._reader.readuntil(b"\r\n")).split(b";")[0], 16)
+            if size == 0:
+                await self._reader.readuntil(b"\r\n")  # no trailers: the final CRLF
+                return b"".join(chunks)
+            chunks.append(await self._reader.readexactly(size + 2))
+            chunks[-1] = chunks[-1][:-2]
 
     def close(self) -> None:
         if self._writer is not None:

@@ -18,22 +18,19 @@ import argparse
 import contextlib
 import io
 import os
-import signal
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import loadgen  # noqa: E402
+from server import free_port, quantile, start_server, stop  # noqa: E402
 
 from app.lessons import LESSONS  # noqa: E402
 
@@ -76,46 +73,6 @@ def _median_ratio(repeats: int) -> tuple[float, float, float]:
                 times.append(time.thread_time() - start)
     a, b = statistics.median(ours), statistics.median(theirs)
     return a, b, a / b
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _start_server(port: int, log: IO[str]) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "APP_HOST": "127.0.0.1", "APP_PORT": str(port)}
-    server = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env,
-                              stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and server.poll() is None:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=1) as s:
-                s.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
-                if s.recv(64).startswith(b"HTTP/1.1 200"):
-                    return server
-        except OSError:
-            pass
-        time.sleep(0.2)
-    _stop(server)
-    log.seek(0)
-    sys.exit(f"the server did not answer /healthz; its output:\n{log.read()}")
-
-
-def _stop(server: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(server.pid, signal.SIGINT)
-    try:
-        server.wait(20)
-    except subprocess.TimeoutExpired:
-        os.killpg(server.pid, signal.SIGKILL)
-        server.wait()
-
-
-def _quantile(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,8 +157,8 @@ def _load(port: int, clients: int, seconds: float, hostile_every: int, server: i
     ok = [o.seconds for o in outcomes if o.kind == "benign" and o.status == 200]
     return Phase(
         rps=len(done) / (deadline - start),
-        p50=_quantile(ok, 0.50),
-        p99=_quantile(ok, 0.99),
+        p50=quantile(ok, 0.50),
+        p99=quantile(ok, 0.99),
         benign_errors=Counter(o.status for o in outcomes
                               if o.kind == "benign" and o.status != 200),
         hostile=Counter((o.kind, o.status) for o in outcomes if o.kind != "benign"),
@@ -231,17 +188,17 @@ def main() -> None:
           f"= {ratio:.1f}x (target <= 20x) {_verdict(ratio <= 20)}", flush=True)
     summary.append(f"in-process runner / torch  {ratio:7.1f}x  (<= 20x)   {_verdict(ratio <= 20)}")
 
-    port = _free_port()
+    port = free_port()
     with tempfile.TemporaryFile("w+") as log:
-        server = _start_server(port, log)
+        server = start_server(port, log)
         try:
             _run_http(port, server.pid, args, summary)
         except BaseException:
-            _stop(server)
+            stop(server)
             log.seek(0)
             print(f"--- server output ---\n{log.read()}", file=sys.stderr)
             raise
-        _stop(server)
+        stop(server)
 
     print("\nsummary")
     for line in summary:
