@@ -63,6 +63,9 @@ CLIPS: dict[str, Callable[[list[torch.Tensor], float], object]] = {
 STATE_KEYS = ("momentum_buffer", "exp_avg", "exp_avg_sq", "max_exp_avg_sq", "square_avg",
               "grad_avg", "sum")
 _HIDDEN = {"foreach", "maximize", "capturable", "differentiable", "fused", "decoupled_weight_decay"}
+# The largest float32: torch refuses to scale a float32 tensor by a Python number past it
+# ("value cannot be converted to type float without overflow") where float32 would give inf.
+_FLOAT32_MAX = torch.finfo(torch.float32).max
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +185,9 @@ class _Runner:
         groups = self.optimizer.param_groups
         self.lr.append(float(groups[0]["lr"]))
         self.lr_y.append(float(groups[-1]["lr"]))
+        for group in groups:  # an lr past float32 (given, or grown by a scheduler) diverges
+            if group["lr"] > _FLOAT32_MAX:
+                group["lr"] = math.inf
         self._step()
         if isinstance(self.scheduler, lr_scheduler.ReduceLROnPlateau):
             self.scheduler.step(losses[r])  # stepped with the run's loss, as torch asks
@@ -209,7 +215,7 @@ def _clip(spec: Mapping[str, object] | None) -> Callable[[list[torch.Tensor]], o
     if not isinstance(limit, (int, float)) or not limit > 0:
         raise RequestInvalid(f"clip {kind}: max must be a number above 0, got {limit!r}")
     clip = CLIPS[kind]
-    return lambda params: clip(params, float(limit))
+    return lambda params: clip(params, min(float(limit), _FLOAT32_MAX))  # past it: no clipping
 
 
 def race(fn: SurfaceFn, start: tuple[float, float], steps: int, runs: list[Run], *,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -131,7 +131,10 @@ else:
     SchedulerKind = Literal[tuple(SCHEDULERS)]
     ClipKind = Literal[tuple(CLIPS)]
 
-Range = tuple[float, float]
+# A coordinate on a surface: far past any surface a lesson draws, and far below where a grid's
+# float32 overflows (about 3e38), which answered a range of 1e300 with a 500.
+Coordinate = Annotated[float, Field(ge=-1e6, le=1e6)]
+Range = tuple[Coordinate, Coordinate]
 Model = BaseModel
 
 
@@ -225,7 +228,7 @@ class RunIn(BaseModel):
 
 
 class DescentRequest(_OnSurface):
-    start: tuple[float, float]
+    start: tuple[Coordinate, Coordinate]
     steps: int = Field(200, ge=1, le=5_000)
     runs: list[RunIn] = Field(min_length=1, max_length=12)
     noise: float = Field(0.0, ge=0, description="Stochastic gradients: the noise's scale.")
