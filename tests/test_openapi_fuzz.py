@@ -55,3 +55,18 @@ def test_a_range_past_float32_is_refused_as_invalid_not_a_server_error(
         "surface": "quadratic", "x_range": [-1e300, 1e300], "y_range": [-1, 1],
         "resolution": 10})
     assert_error(response, 422, "request_invalid")
+
+
+def test_an_lr_past_float32_diverges_at_the_first_step_instead_of_a_server_error(
+        client: TestClient) -> None:
+    response = client.post("/api/descent", json={
+        "surface": "quadratic", "start": [1, 1], "steps": 5,
+        "runs": [{"optimizer": "sgd", "lr": 1e300},
+                 {"optimizer": "sgd", "lr": 0.1, "scheduler": {"kind": "exponential",
+                                                                "gamma": 1e300}},
+                 {"optimizer": "sgd", "lr": 0.1, "clip": {"kind": "value", "max": 1e300}}]})
+    assert response.status_code == 200, response.text
+    first, grown, unclipped = response.json()["runs"]
+    assert first["diverged_at"] == 1
+    assert grown["diverged_at"] == 2  # step 0 used lr 0.1; step 1 used 0.1 * 1e300
+    assert unclipped["diverged_at"] is None
