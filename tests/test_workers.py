@@ -158,12 +158,14 @@ def test_waiting_longer_than_queue_seconds_is_busy(solo: WorkerPool) -> None:
     holder.join()
 
 
-def test_a_job_cannot_create_a_file_in_its_working_directory(solo: WorkerPool) -> None:
-    # The directory was removed once the worker was inside it, so nothing can be created there.
-    with pytest.raises(RuntimeError, match="FileNotFoundError"):
-        run(solo, "write", path="note.txt")
-    with pytest.raises(RuntimeError, match="FileNotFoundError"):
-        run(solo, "cwd")
+def test_a_job_cannot_write_into_its_working_directory_and_close_removes_it() -> None:
+    with _started(1, nice_after_seconds=3600) as pool:
+        cwd = str(run(pool, "cwd"))  # it exists: imports and torch's lazy loading need it
+        with pytest.raises(RuntimeError, match="File too large"):
+            run(pool, "write", path="note.txt")
+        note = Path(cwd) / "note.txt"
+        assert not note.exists() or note.stat().st_size == 0
+    assert not Path(cwd).exists()
 
 
 def test_a_job_cannot_write_bytes_to_a_file_anywhere(solo: WorkerPool) -> None:

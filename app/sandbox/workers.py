@@ -19,6 +19,7 @@ import math
 import multiprocessing
 import os
 import resource
+import shutil
 import signal
 import tempfile
 import threading
@@ -107,6 +108,8 @@ class WorkerPool:
         # CUDA reserves huge virtual ranges, so CUDA workers rely on the parent's RSS watch alone.
         self._limit_address_space = not _uses_cuda(device)
         self._nice_after = nice_after_seconds
+        # The workers' working directory: empty, and removed with the pool.
+        self._cwd = tempfile.mkdtemp(prefix="gradient-lab-sandbox-")
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(list(preload))  # a missing module is skipped
         self._idle: deque[_Worker] = deque()
@@ -178,6 +181,7 @@ class WorkerPool:
             waiter.wake()
         for worker in workers:
             self._retire(worker)
+        shutil.rmtree(self._cwd, ignore_errors=True)
 
     async def _take(self, queue_seconds: float) -> _Worker:
         deadline = time.monotonic() + queue_seconds
@@ -288,7 +292,7 @@ class WorkerPool:
         conn, child_conn = self._context.Pipe()
         process = self._context.Process(target=_serve, name="sandbox-worker", daemon=True,
                                         args=(child_conn, self._memory_mb,
-                                              self._limit_address_space))
+                                              self._limit_address_space, self._cwd))
         worker = _Worker(process, conn)
         try:
             try:
@@ -394,9 +398,9 @@ def _out_of_memory(memory_mb: int) -> TooLarge:
 # Everything below runs inside a worker process.
 
 
-def _serve(conn: Connection, memory_mb: int, limit_address_space: bool) -> None:
+def _serve(conn: Connection, memory_mb: int, limit_address_space: bool, cwd: str) -> None:
     """Confine this process, report its idle memory, then run jobs until the server goes away."""
-    _confine(memory_mb, limit_address_space)
+    _confine(memory_mb, limit_address_space, cwd)
     conn.send(_statm("self")[1])
     while True:
         try:
@@ -410,7 +414,7 @@ def _serve(conn: Connection, memory_mb: int, limit_address_space: bool) -> None:
             conn.send(_failure(error, memory_mb))
 
 
-def _confine(memory_mb: int, limit_address_space: bool) -> None:
+def _confine(memory_mb: int, limit_address_space: bool, cwd: str) -> None:
     with contextlib.suppress(OSError, AttributeError):  # without it, EOF still ends idle workers
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
     _close_helper_pipes()
@@ -419,11 +423,7 @@ def _confine(memory_mb: int, limit_address_space: bool) -> None:
     devnull = os.open(os.devnull, os.O_RDONLY)
     os.dup2(devnull, 0)
     os.close(devnull)
-    # A fresh directory, removed at once: nothing can be created in it, even by root, and a
-    # killed worker leaves nothing behind. (os.getcwd() raises FileNotFoundError from here on.)
-    cwd = tempfile.mkdtemp(prefix="gradient-lab-worker-")
-    os.chdir(cwd)
-    os.rmdir(cwd)
+    os.chdir(cwd)  # the pool's empty directory; RLIMIT_FSIZE below keeps every file empty
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     try:
