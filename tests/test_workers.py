@@ -69,6 +69,17 @@ def test_a_job_returns_its_value(pool: WorkerPool) -> None:
     assert run(pool, "echo", x=1, ys=[1.5, "a"]) == {"x": 1, "ys": [1.5, "a"]}
 
 
+def test_a_reply_bigger_than_one_read_arrives_whole_under_uvloop(pool: WorkerPool) -> None:
+    # uvicorn serves with uvloop, whose add_reader leaves the pipe non-blocking.
+    uvloop = pytest.importorskip("uvloop")
+    data = list(range(300_000))
+
+    async def submit() -> object:
+        return await pool.submit(f"{JOBS}:echo", wall_seconds=30, cpu_seconds=30, data=data)
+
+    assert uvloop.run(submit()) == {"data": data}
+
+
 def test_workers_run_torch_on_one_thread(pool: WorkerPool) -> None:
     assert run(pool, "torch_threads") == (1, 1)
 

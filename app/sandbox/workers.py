@@ -258,6 +258,9 @@ class WorkerPool:
                     self._renice(worker)
         finally:
             loop.remove_reader(worker.conn.fileno())
+        # uvloop's add_reader leaves the pipe non-blocking: a reply bigger than one read (a
+        # 1,000-step race is a megabyte) would end recv() with BlockingIOError mid-message.
+        os.set_blocking(worker.conn.fileno(), True)
         try:
             reply: tuple[object, ...] = worker.conn.recv()
         except (EOFError, OSError):
