@@ -17,7 +17,7 @@ from torch.autograd.gradcheck import GradcheckError
 
 from app.errors import TooLarge
 from app.sandbox.limits import Limits
-from app.tensors import to_plain
+from app.tensors import numel_budget, to_plain
 
 TRACED_CALLS = 20  # backward calls traced step by step; later ones still run, untraced
 _AUTOGRAD = {id(torch.autograd.grad): "grad", id(torch.autograd.backward): "backward"}
@@ -99,6 +99,7 @@ class GraphRecorder:
         self.module_outputs: dict[int, tuple[torch.Tensor, Any]] = {}  # id(t): (t, module)
         self._stack: list[Any] = []
         self._handles: list[Any] = []
+        self._numel = 1_000
 
     # --- the whole run: which module call made each tensor -------------------------------------
 
@@ -143,6 +144,7 @@ class GraphRecorder:
         fns = walk([t.grad_fn for t in call.roots], self.limits.graph_nodes)
         for node in fns:
             self.saved.setdefault(id(node), (node, saved_tensors(node)))
+        self._numel = numel_budget(2 * len(fns))  # each node sends what arrived and what left
         handles = []
         try:
             for node in fns:
@@ -157,7 +159,8 @@ class GraphRecorder:
                 handle.remove()
             for node in fns:
                 if type(node).__name__ == "AccumulateGrad":
-                    call.leaf_grads[id(node)] = (node, to_plain(node.variable.grad))
+                    call.leaf_grads[id(node)] = (node, to_plain(node.variable.grad,
+                                                                self._numel))
             self.calls.append(call)
         if call.kind == "grad":
             call.results = tuple(r for r in result if isinstance(r, torch.Tensor))
@@ -187,7 +190,7 @@ class GraphRecorder:
     def _prehook(self, call: BackwardCall, node: Any) -> Any:
         def prehook(grad_outputs: tuple[Any, ...]) -> None:
             if len(call.steps) < self.limits.graph_nodes:
-                call.steps.append(Step(node, [to_plain(g) for g in grad_outputs],
+                call.steps.append(Step(node, [to_plain(g, self._numel) for g in grad_outputs],
                                        nonfinite=_nonfinite(grad_outputs)))
         return prehook
 
@@ -197,7 +200,8 @@ class GraphRecorder:
             if step is None:
                 return
             out = grad_outputs[0] if grad_outputs else None
-            step.grad_inputs = [(to_plain(g), _local(g, out)) for g in grad_inputs]
+            step.grad_inputs = [(to_plain(g, self._numel), _local(g, out, self._numel))
+                                for g in grad_inputs]
             step.nonfinite = step.nonfinite or _nonfinite(grad_inputs)
         return hook
 
@@ -227,13 +231,13 @@ def _nonfinite(grads: tuple[Any, ...]) -> bool:
                and not bool(torch.isfinite(g).all()) for g in grads)
 
 
-def _local(grad_in: Any, grad_out: Any) -> Any:
+def _local(grad_in: Any, grad_out: Any, numel: int) -> Any:
     """∂out/∂in for elementwise ops: what the chain rule multiplied grad_out by."""
     if not isinstance(grad_in, torch.Tensor) or not isinstance(grad_out, torch.Tensor):
         return None
     if grad_in.shape != grad_out.shape or bool((grad_out == 0).any()):
         return None
-    return to_plain(grad_in / grad_out)
+    return to_plain(grad_in / grad_out, numel)
 
 
 def _jacobians(fn: Any, inputs: Any, eps: float) -> tuple[Any, Any]:

@@ -64,6 +64,12 @@ def _to_plain(t: torch.Tensor | None, max_numel: int) -> Plain:
     }
 
 
+def numel_budget(tensors: int, total: int = 100_000) -> int:
+    """How many values each of `tensors` tensors may send in full, so a big graph's JSON stays
+    bounded (300 nodes x 1,000 values was 6 MB): at most 1,000, at least 16, then summarised."""
+    return max(16, min(1_000, total // max(tensors, 1)))
+
+
 def pick_device(name: str) -> torch.device:
     """"auto" is CUDA when this machine has it, else the CPU; "cuda" without CUDA is an error."""
     if name == "cuda" or (name == "auto" and torch.cuda.is_available()):

@@ -15,7 +15,7 @@ import torch
 from app.errors import TooLarge
 from app.recording import GraphRecorder, saved_tensors, walk
 from app.sandbox.interpreter import Execution, Produced
-from app.tensors import to_plain
+from app.tensors import numel_budget, to_plain
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,11 +150,15 @@ class _Builder:
         self.of_tensor: dict[int, Node] = {}
         self.edges: list[Edge] = []
         self._keep: list[object] = []  # ids are only unique while their objects live
+        self.numel = 1_000  # values each tensor sends in full; build() sets it by graph size
 
     def build(self, device: torch.device) -> Graph:
         calls = self.recorder.calls
         results = {id(r) for c in calls for r in c.results}
         forward = [t for t in self.execution.namespace.values() if isinstance(t, torch.Tensor)]
+        everything = [t.grad_fn for t in forward] + [r.grad_fn for c in calls
+                                                    for r in (*c.roots, *c.results)]
+        self.numel = numel_budget(len(walk(everything, self.limit)) + len(forward))
         self._grad_graph([t.grad_fn for t in forward + [r for c in calls for r in c.roots]
                           if id(t) not in results], "forward")
         for call in calls:
@@ -199,14 +203,14 @@ class _Builder:
                 made = self.by_fn[id(fn)][1] if id(fn) in self.by_fn else None
                 t = made.tensor if made else None
                 node = self._new(id(fn), fn, kind="op", name=self._name(t), op=type(fn).__name__,
-                                 **(_describe(t) if t is not None else _UNSEEN),
+                                 **(_describe(t, self.numel) if t is not None else _UNSEEN),
                                  line=made.line if made and made.line else None, origin=origin)
                 if t is not None:
                     self.of_tensor[id(t)] = node
             self.nodes[id(fn)] = node
             saved = self.recorder.saved[id(fn)][1] if id(fn) in self.recorder.saved \
                 else saved_tensors(fn)
-            node.saved = [Saved(name, *_saved(value)) for name, value in saved]
+            node.saved = [Saved(name, *_saved(value, self.numel)) for name, value in saved]
         for fn in walk(roots, self.limit):
             for index, (parent, _) in enumerate(fn.next_functions):
                 if parent is not None:
@@ -216,7 +220,8 @@ class _Builder:
         if id(t) in self.of_tensor:
             return self.of_tensor[id(t)]
         made = self.made.get(id(t))
-        node = self._new(id(t), t, kind="leaf", name=self._name(t), op=None, **_describe(t),
+        node = self._new(id(t), t, kind="leaf", name=self._name(t), op=None,
+                         **_describe(t, self.numel),
                          line=made.line if made else None)
         node.grad_kept = True
         self.of_tensor[id(t)] = node
@@ -228,7 +233,7 @@ class _Builder:
                 return self.of_tensor[id(value)]
             made = self.made.get(id(value))
             node = self._new(id(value), value, kind="const", name=self._name(value), op=None,
-                             **_describe(value), line=made.line if made else None)
+                             **_describe(value, self.numel), line=made.line if made else None)
             self.of_tensor[id(value)] = node
             return node
         holder = [value]  # numbers are shared by Python; each use gets its own node
@@ -348,16 +353,16 @@ def _names(namespace: dict[str, object]) -> dict[str, object]:
 _UNSEEN = {"shape": None, "dtype": None, "value": None, "requires_grad": True}
 
 
-def _describe(t: torch.Tensor) -> dict[str, Any]:
+def _describe(t: torch.Tensor, numel: int) -> dict[str, Any]:
     return {"shape": list(t.shape), "dtype": str(t.dtype).removeprefix("torch."),
-            "value": to_plain(t), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
+            "value": to_plain(t, numel), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
             "retains_grad": t.retains_grad,
-            "grad": to_plain(t.grad) if (t.is_leaf or t.retains_grad) else None}
+            "grad": to_plain(t.grad, numel) if (t.is_leaf or t.retains_grad) else None}
 
 
-def _saved(value: object) -> tuple[Any, list[int] | None]:
+def _saved(value: object, numel: int) -> tuple[Any, list[int] | None]:
     if isinstance(value, torch.Tensor):
-        return to_plain(value), list(value.shape)
+        return to_plain(value, numel), list(value.shape)
     if isinstance(value, (int, float, bool)):
         return to_plain(torch.tensor(value)), None
     if isinstance(value, (tuple, list)) and all(isinstance(v, (int, float)) for v in value):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import pytest
 import torch
@@ -206,3 +207,17 @@ def test_a_long_training_loop_traces_only_the_first_backward_calls() -> None:
     g = run("w = torch.ones(1, requires_grad=True)\nfor i in range(30):\n"
             "    (w * 2).sum().backward()\n")
     assert len(g.backward) == 20 and g.truncated
+
+
+def test_a_big_graph_sends_summaries_not_every_value() -> None:
+    g = run("x = torch.randn(1000, requires_grad=True)\ny = x\nfor i in range(150):\n"
+            "    y = y * 1.01 + 0.1\ny.sum().backward()\n")
+    assert len(g.nodes) > 300
+    assert len(json.dumps(dataclasses.asdict(g))) < 2_000_000
+    leaf = by_name(g)["x"]
+    assert leaf.value["summary"] is True and leaf.value["numel"] == 1000
+
+
+def test_a_small_graph_sends_every_value() -> None:
+    x = by_name(run("x = torch.arange(1000.0, requires_grad=True)\ny = (x * 2).sum()\n"))["x"]
+    assert x.value == [float(i) for i in range(1000)]
