@@ -437,7 +437,9 @@ function onPlotClick(event) {
 
 async function init() {
   Object.assign(state, await readState(FIELDS));
+  // A bare #preset=<id> link (from /lessons) names a story: fill in its surface and runs.
   if (!location.hash) applyPreset(DEFAULT_PRESET);
+  else if (state.preset && !state.runs) applyPreset(state.preset);
   showForm();
   await race({ keepFrame: true });
   $("plot").on?.("plotly_click", onPlotClick);
