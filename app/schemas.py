@@ -330,7 +330,8 @@ class TrainRequest(_TrainingRequest):
     batch_size: int = Field(100, ge=1)
     accumulation: int = Field(1, ge=1, description="Micro-batches per optimizer step.")
     clip: Literal["none"] | ClipKind = "none"
-    max_norm: float = Field(1.0, gt=0, description="The norm (or value) clipping keeps to.")
+    # Bounded: clip_grad_value_ cannot clamp float32 gradients at a float past float32's range.
+    max_norm: float = Field(1.0, gt=0, le=1e6, description="The norm (or value) clipping keeps.")
     steps: int = Field(200, ge=1)
 
 

@@ -71,6 +71,8 @@ def test_a_refused_run_answers_with_its_status_before_streaming(client: TestClie
     assert_error(client.post("/api/training/run", json={"optimizer": "lbfgs"}),
                  422, "request_invalid")
     assert_error(client.post("/api/training/run", json={"nope": 1}), 422, "request_invalid")
+    assert_error(client.post("/api/training/run", json={"clip": "value", "max_norm": 1e308}),
+                 422, "request_invalid")  # was a 500: clamp cannot hold it in float32
     assert_error(client.post("/api/training/flow", json={"width": 10_000}), 413, "too_large")
     assert_error(client.post("/api/training/nan", json={"cause": "gremlins"}),
                  422, "request_invalid")
