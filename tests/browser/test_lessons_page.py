@@ -1,0 +1,54 @@
+"""/lessons in headless Chromium: the tutorial in order, by keyboard, in both languages and sizes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.lessons.tutorial import TUTORIAL
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize(("lang", "width", "height"), [
+    ("en", 1280, 720), ("zh-CN", 1280, 720), ("en", 390, 844), ("zh-CN", 390, 844)])
+def test_lessons_list_every_section_and_fit_the_screen(
+    open_page: Any, server: str, artifacts: Path, lang: str, width: int, height: int
+) -> None:
+    page, _ = open_page(width, height)
+    page.goto(f"{server}/lessons?lang={lang}")
+    rows = page.locator(".stops li")
+    assert rows.count() == len(TUTORIAL) == 22
+    first = TUTORIAL[0]
+    title = first.title_zh if lang == "zh-CN" else first.title_en
+    assert title in rows.first.inner_text()
+    # Usable at this size: nothing runs off the side of the page.
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 1
+    page.screenshot(path=artifacts / f"lessons-{lang}-{width}x{height}.png", full_page=True)
+
+
+def test_a_lesson_opens_by_keyboard_with_visible_focus(open_page: Any, server: str) -> None:
+    page, _ = open_page(1280, 720)
+    page.goto(f"{server}/lessons")
+    link = page.locator('#S2 a[href="/#ex=S2"]')
+    link.focus()
+    outline = page.evaluate(
+        "getComputedStyle(document.activeElement).outlineStyle + ' ' + "
+        "getComputedStyle(document.activeElement).borderColor")
+    assert outline.split()[0] != "none", outline  # a visible focus ring
+    page.keyboard.press("Enter")
+    page.wait_for_url(f"{server}/#ex=S2")
+    page.locator("#examples").wait_for()
+    assert page.locator("#examples").input_value() == "S2"
+
+
+def test_a_descent_lesson_link_loads_its_story(open_page: Any, server: str) -> None:
+    page, _ = open_page(1280, 720)
+    page.goto(f"{server}/lessons")
+    page.locator('#S13 a[href="/descent#preset=schedulers"]').click()
+    page.wait_for_url(f"{server}/descent#*")
+    page.locator("#preset").wait_for()
+    assert page.locator("#preset").input_value() == "schedulers"
