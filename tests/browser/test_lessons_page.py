@@ -1,4 +1,4 @@
-"""/lessons in headless Chromium: the tutorial in order, by keyboard, in both languages and sizes."""
+"""/lessons in headless Chromium: the tutorial in order, by keyboard, in both languages."""
 
 from __future__ import annotations
 
