@@ -13,19 +13,19 @@ Plain = float | int | bool | str | None | list[Any] | dict[str, Any]
 _WALK_NUMEL = 32
 
 
-def _number(x: Any) -> Any:
+def plain_number(x: Any) -> Any:
     # JSON has no NaN or infinity; JavaScript's Number() reads these strings back.
     if isinstance(x, float) and not math.isfinite(x):
         return "NaN" if math.isnan(x) else ("Infinity" if x > 0 else "-Infinity")
     if isinstance(x, complex):
-        return [_number(x.real), _number(x.imag)]
+        return [plain_number(x.real), plain_number(x.imag)]
     return x
 
 
 def _plain_list(x: Any) -> Any:
     if isinstance(x, list):
         return [_plain_list(v) for v in x]
-    return _number(x)
+    return plain_number(x)
 
 
 def to_plain(t: torch.Tensor | None, max_numel: int = 1_000) -> Plain:
@@ -57,9 +57,9 @@ def _to_plain(t: torch.Tensor | None, max_numel: int) -> Plain:
         "summary": True,
         "shape": list(t.shape),
         "numel": t.numel(),
-        "min": _number(stats.min().item()),
-        "max": _number(stats.max().item()),
-        "mean": _number(stats.mean().item()),
+        "min": plain_number(stats.min().item()),
+        "max": plain_number(stats.max().item()),
+        "mean": plain_number(stats.mean().item()),
         "head": _plain_list(flat[:8].tolist()),
     }
 

@@ -15,7 +15,7 @@ import torch
 from app.errors import TooLarge
 from app.recording import GraphRecorder, saved_tensors, walk
 from app.sandbox.interpreter import Execution, Produced
-from app.tensors import numel_budget, to_plain
+from app.tensors import numel_budget, plain_number, to_plain
 
 
 @dataclass(frozen=True, slots=True)
@@ -363,10 +363,12 @@ def _describe(t: torch.Tensor, numel: int) -> dict[str, Any]:
 def _saved(value: object, numel: int) -> tuple[Any, list[int] | None]:
     if isinstance(value, torch.Tensor):
         return to_plain(value, numel), list(value.shape)
+    # Plain numbers, not torch.tensor(value): nll_loss saves ignore_index=-100 as the uint64
+    # 18446744073709551516, which no tensor dtype holds.
     if isinstance(value, (int, float, bool)):
-        return to_plain(torch.tensor(value)), None
+        return plain_number(value), None
     if isinstance(value, (tuple, list)) and all(isinstance(v, (int, float)) for v in value):
-        return to_plain(torch.tensor(value, dtype=torch.float64)), None
+        return [plain_number(v) for v in value], None
     if value is None:
         return None, None
     return str(value), None

@@ -192,3 +192,12 @@ def test_failed_program_sends_its_partial_graph(client: TestClient) -> None:
     assert_error(response, 400, "program_error")
     partial = response.json()["partial"]
     assert partial["backward"][1]["error"].startswith("RuntimeError: Trying to backward")
+
+
+def test_cross_entropy_graph_carries_nll_losss_saved_ignore_index(client: TestClient) -> None:
+    code = ("logits = torch.randn(4, 3, requires_grad=True)\nlabels = torch.tensor([0, 2, 1, 1])\n"
+            "loss = F.cross_entropy(logits, labels)\nloss.backward()\n")
+    body = client.post("/api/graph", json={"code": code}).json()
+    nll = next(n for n in body["nodes"] if n["op"] == "NllLossBackward0")
+    saved = {s["name"]: s["value"] for s in nll["saved"]}
+    assert saved["ignore_index"] == 2**64 - 100  # torch reads -100 back as a uint64

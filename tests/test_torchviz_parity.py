@@ -126,10 +126,8 @@ loss = F.cross_entropy(logits, labels)
 CASES = [pytest.param(LESSONS[i].program, out, TORCHVIZ_BEFORE.get(i), id=f"lesson-{i}")
          for i, out in LESSON_OUTPUTS.items()]
 CASES += [pytest.param(code, out, None, id=name) for name, (out, code) in OWN.items()]
-# Our extraction fails on NLLLoss's saved ignore_index (-100 read back as a uint64):
-# app/tracing.py `_saved` calls torch.tensor(18446744073709551516) and overflows.
-CASES += [pytest.param(CROSS_ENTROPY, "loss", None, id="cross_entropy", marks=pytest.mark.xfail(
-    raises=ValueError, reason="tracing._saved overflows on nll_loss's ignore_index"))]
+# NLLLoss saves ignore_index=-100 read back as a uint64: tracing must carry it as a number.
+CASES += [pytest.param(CROSS_ENTROPY, "loss", None, id="cross_entropy")]
 
 _LABEL = re.compile(r"\s*(\d+) \[label=(.*?)(?: fillcolor=(\w+))?\]\s*", re.S)
 
