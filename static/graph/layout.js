@@ -111,6 +111,7 @@ export function labelLines(vnode) {
   return lines;
 }
 
+const HUB = 4;      // fan-out past which a node's later edges skip the layout (see layoutView)
 const CHAR = 7;     // px per character at the 11px label font, at zoom 1
 const LINE = 15;
 
@@ -125,13 +126,39 @@ export function layoutView(view, rankdir = "LR") {
     const height = lines.length * LINE + 14;
     g.setNode(v.id, { width, height });
   }
-  view.edges.forEach((e, i) => g.setEdge(e.source, e.target, {}, `e${i}`));
+  // A tensor that feeds many ops (a weight reused by every step of a loop) would send dagre one
+  // long edge through every rank it skips: tens of thousands of dummy nodes, a minute of layout.
+  // Lay it out beside its first consumer only, and draw its other edges straight afterwards.
+  const fanOut = new Map();
+  for (const e of view.edges) fanOut.set(e.source, (fanOut.get(e.source) ?? 0) + 1);
+  const placed = new Set();
+  const straight = new Set();
+  view.edges.forEach((e, i) => {
+    if (fanOut.get(e.source) > HUB && placed.has(e.source)) {
+      straight.add(i);
+      return;
+    }
+    placed.add(e.source);
+    g.setEdge(e.source, e.target, {}, `e${i}`);
+  });
   dagre.layout(g);
   const nodes = view.nodes.map((v) => {
     const p = g.node(v.id);
     return { ...v, x: p.x, y: p.y, w: p.width, h: p.height, lines: labelLines(v) };
   });
-  const edges = view.edges.map((e, i) => ({ ...e, points: g.edge(e.source, e.target, `e${i}`).points }));
+  const edges = view.edges.map((e, i) => ({
+    ...e,
+    points: straight.has(i) ? straightLine(g.node(e.source), g.node(e.target), rankdir)
+      : g.edge(e.source, e.target, `e${i}`).points,
+  }));
   const { width, height } = g.graph();
   return { nodes, edges, width, height, rankdir };
+}
+
+// From the side of one box to the facing side of the other, in the flow's direction.
+function straightLine(s, t, rankdir) {
+  if (rankdir === "TB") {
+    return [{ x: s.x, y: s.y + s.height / 2 }, { x: t.x, y: t.y - t.height / 2 }];
+  }
+  return [{ x: s.x + s.width / 2, y: s.y }, { x: t.x - t.width / 2, y: t.y }];
 }
