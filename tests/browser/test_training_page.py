@@ -61,12 +61,20 @@ def test_the_stop_button_ends_a_long_run_early(open_page: Any, server: str) -> N
     page, problems = open_page(1280, 900)
     _open(page, server + "/training#lesson=flow&flow.depth=2&flow.steps=1")
     page.locator("#tab-train").click()
-    page.locator('[name="train.steps"]').fill("2000")
-    page.locator('[name="train.width"]').fill("256")
-    page.locator('[name="train.depth"]').fill("4")
+    # As heavy as the form allows, so a quiet machine cannot finish before Stop is pressed.
+    for name, value in (("steps", "2000"), ("width", "256"), ("depth", "8"),
+                        ("points", "4000"), ("batch_size", "1024")):
+        page.locator(f'[name="train.{name}"]').fill(value)
     page.locator("#panel-train button[type=submit]").click()
-    page.wait_for_function("document.getElementById('progress').value > 0", timeout=60_000)
-    page.locator("#stop").click()
+    # Press Stop in the same turn that sees the first progress: no gap for the run to end in.
+    page.wait_for_function("""() => {
+        const stop = document.getElementById("stop");
+        if (document.getElementById("progress").value > 0 && !stop.disabled) {
+            stop.click();
+            return true;
+        }
+        return false;
+    }""", timeout=60_000)
     page.wait_for_function("document.body.dataset.trained !== undefined", timeout=60_000)
     assert int(page.evaluate("document.body.dataset.trained")) < 2000
     assert "2000" not in page.locator("#progress-text").inner_text()
