@@ -171,7 +171,7 @@ class Evaluator:
 
     # --- expressions ---------------------------------------------------------------------------
 
-    def eval(self, node: ast.expr, scope: Scope) -> Any:
+    def evaluate(self, node: ast.expr, scope: Scope) -> Any:
         self.tick()
         handler: Callable[[Evaluator, Any, Scope], Any] | None = _EXPRESSIONS.get(type(node))
         if handler is None:
@@ -195,36 +195,37 @@ class Evaluator:
         return scope.get(node.id, self)
 
     def _attribute(self, node: ast.Attribute, scope: Scope) -> Any:
-        return guards.get_attribute(self.eval(node.value, scope), node.attr, self.line)
+        return guards.get_attribute(self.evaluate(node.value, scope), node.attr, self.line)
 
     def _subscript(self, node: ast.Subscript, scope: Scope) -> Any:
-        return self.get_item(self.eval(node.value, scope), self.eval(node.slice, scope))
+        return self.get_item(self.evaluate(node.value, scope), self.evaluate(node.slice, scope))
 
     def _slice(self, node: ast.Slice, scope: Scope) -> slice:
         parts = (node.lower, node.upper, node.step)
-        return slice(*(None if p is None else self.eval(p, scope) for p in parts))
+        return slice(*(None if p is None else self.evaluate(p, scope) for p in parts))
 
     def _binop(self, node: ast.BinOp, scope: Scope) -> Any:
-        return self.binary(node.op, self.eval(node.left, scope), self.eval(node.right, scope))
+        left = self.evaluate(node.left, scope)
+        return self.binary(node.op, left, self.evaluate(node.right, scope))
 
     def _unaryop(self, node: ast.UnaryOp, scope: Scope) -> Any:
-        operand = self.eval(node.operand, scope)
+        operand = self.evaluate(node.operand, scope)
         guards.check_operand(operand, self.line)
         return self.track(_UNARY[type(node.op)](operand), type(node.op).__name__, (operand,))
 
     def _boolop(self, node: ast.BoolOp, scope: Scope) -> Any:
         value: Any = None
         for operand in node.values:
-            value = self.eval(operand, scope)
+            value = self.evaluate(operand, scope)
             if isinstance(node.op, ast.And) != bool(value):
                 return value
         return value
 
     def _compare(self, node: ast.Compare, scope: Scope) -> Any:
-        left = self.eval(node.left, scope)
+        left = self.evaluate(node.left, scope)
         result: Any = True
         for op, comparator in zip(node.ops, node.comparators, strict=True):
-            right = self.eval(comparator, scope)
+            right = self.evaluate(comparator, scope)
             guards.check_operand(left, self.line)
             guards.check_operand(right, self.line)
             if isinstance(op, (ast.In, ast.NotIn)) and not _quick_membership(left, right):
@@ -236,15 +237,15 @@ class Evaluator:
         return result
 
     def _ifexp(self, node: ast.IfExp, scope: Scope) -> Any:
-        return self.eval(node.body if self.eval(node.test, scope) else node.orelse, scope)
+        return self.evaluate(node.body if self.evaluate(node.test, scope) else node.orelse, scope)
 
     def _elements(self, nodes: list[ast.expr], scope: Scope) -> list[Any]:
         items: list[Any] = []
         for node in nodes:
             if isinstance(node, ast.Starred):
-                items.extend(self.materialize(self.eval(node.value, scope)))
+                items.extend(self.materialize(self.evaluate(node.value, scope)))
             else:
-                items.append(self.eval(node, scope))
+                items.append(self.evaluate(node, scope))
             sizes.check_sequence(len(items), self.limits, self.line)
         return items
 
@@ -261,30 +262,30 @@ class Evaluator:
         result: dict[Any, Any] = {}
         for key, value in zip(node.keys, node.values, strict=True):
             if key is None:
-                mapping = self.eval(value, scope)
+                mapping = self.evaluate(value, scope)
                 if not isinstance(mapping, dict):
                     raise TypeError(f"'{type(mapping).__name__}' object is not a mapping")
                 result.update(self.materialize(mapping.items()))
             else:
-                result[self.eval(key, scope)] = self.eval(value, scope)
+                result[self.evaluate(key, scope)] = self.evaluate(value, scope)
             sizes.check_sequence(len(result), self.limits, self.line)
         return result
 
     def _joinedstr(self, node: ast.JoinedStr, scope: Scope) -> str:
         parts = []
         for value in node.values:
-            parts.append(self.eval(value, scope))
+            parts.append(self.evaluate(value, scope))
             sizes.check_sequence(sum(map(len, parts)), self.limits, self.line)
         return self.track("".join(parts))
 
     def _formatted(self, node: ast.FormattedValue, scope: Scope) -> str:
-        value = self.eval(node.value, scope)
+        value = self.evaluate(node.value, scope)
         sizes.check_text(value, self.limits, self.line)
         if node.conversion in (ord("r"), ord("a")):
             value = repr(value)
         elif node.conversion == ord("s"):
             value = str(value)
-        spec = "" if node.format_spec is None else self.eval(node.format_spec, scope)
+        spec = "" if node.format_spec is None else self.evaluate(node.format_spec, scope)
         sizes.check_format_spec(spec, self.limits, self.line)
         return format(value, spec)
 
@@ -300,15 +301,16 @@ class Evaluator:
             gen = node.generators[level]
             if gen.is_async:
                 raise Disallowed("async comprehensions are not allowed", line=self.line)
-            for item in self.iterate(self.eval(gen.iter, inner if level else scope)):
+            for item in self.iterate(self.evaluate(gen.iter, inner if level else scope)):
                 self.assign(gen.target, item, inner)
-                if all(self.eval(cond, inner) for cond in gen.ifs):
+                if all(self.evaluate(cond, inner) for cond in gen.ifs):
                     if level + 1 < len(node.generators):
                         loop(level + 1)
                     elif isinstance(node, ast.DictComp):
-                        out.append((self.eval(node.key, inner), self.eval(node.value, inner)))
+                        key = self.evaluate(node.key, inner)
+                        out.append((key, self.evaluate(node.value, inner)))
                     else:
-                        out.append(self.eval(node.elt, inner))
+                        out.append(self.evaluate(node.elt, inner))
                     sizes.check_sequence(len(out), self.limits, self.line)
 
         loop(0)
@@ -317,11 +319,11 @@ class Evaluator:
         return set(out) if isinstance(node, ast.SetComp) else out
 
     def _call(self, node: ast.Call, scope: Scope) -> Any:
-        fn = self.eval(node.func, scope)
+        fn = self.evaluate(node.func, scope)
         args = self._elements(node.args, scope)
         kwargs: dict[str, Any] = {}
         for keyword in node.keywords:
-            value = self.eval(keyword.value, scope)
+            value = self.evaluate(keyword.value, scope)
             if keyword.arg is None:
                 if not isinstance(value, dict):
                     raise TypeError("argument after ** must be a dict")
@@ -427,9 +429,10 @@ class Evaluator:
         elif isinstance(target, (ast.Tuple, ast.List)):
             self._unpack(target.elts, value, scope)
         elif isinstance(target, ast.Attribute):
-            guards.set_attribute(self.eval(target.value, scope), target.attr, value, self.line)
+            guards.set_attribute(self.evaluate(target.value, scope), target.attr, value, self.line)
         elif isinstance(target, ast.Subscript):
-            self.set_item(self.eval(target.value, scope), self.eval(target.slice, scope), value)
+            obj = self.evaluate(target.value, scope)
+            self.set_item(obj, self.evaluate(target.slice, scope), value)
         else:
             raise Disallowed(f"cannot assign to '{type(target).__name__}'", line=self.line,
                              hint_key="hint.disallowed_syntax")
@@ -493,7 +496,7 @@ class Evaluator:
     def with_block(self, node: ast.With, scope: Scope) -> None:
         with ExitStack() as stack:
             for item in node.items:
-                manager = self.eval(item.context_expr, scope)
+                manager = self.evaluate(item.context_expr, scope)
                 if not isinstance(manager, al.CONTEXT_MANAGERS):
                     raise Disallowed(f"'{type(manager).__name__}' cannot be used in 'with'",
                                      line=self.line, hint_key="hint.disallowed_syntax")
@@ -521,7 +524,7 @@ class Evaluator:
             raised_at = self.error_line
             for handler in node.handlers:
                 self.line = self.error_line = handler.lineno  # an error here is this line's
-                kinds = Exception if handler.type is None else self.eval(handler.type, scope)
+                kinds = Exception if handler.type is None else self.evaluate(handler.type, scope)
                 if not _is_exception_type(kinds):
                     raise Disallowed("'except' takes exception classes such as RuntimeError",
                                      line=self.line, hint_key="hint.disallowed_syntax") from None

@@ -29,8 +29,8 @@ class UserFunction:
         self.args = args
         self.body = body
         self.scope = scope
-        self.defaults = [machine.eval(d, scope) for d in args.defaults]
-        self.kw_defaults = {a.arg: machine.eval(d, scope)
+        self.defaults = [machine.evaluate(d, scope) for d in args.defaults]
+        self.kw_defaults = {a.arg: machine.evaluate(d, scope)
                             for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
                             if d is not None}
         for arg in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
@@ -55,7 +55,7 @@ class UserFunction:
             with machine.guarded():  # also when torch or the descent lab calls it, after the run
                 if isinstance(self.body, ast.expr):  # a lambda: its errors are its own line's
                     machine.line = self.body.lineno
-                    return machine.eval(self.body, local)
+                    return machine.evaluate(self.body, local)
                 machine.exec_block(self.body, local)
                 return None
         except Return as result:
@@ -126,7 +126,7 @@ class Functions:
         line = self.machine.line
         guards.check_name(node.name, line)
         if node.keywords or node.decorator_list or len(node.bases) != 1 or \
-                self.machine.eval(node.bases[0], scope) is not torch.autograd.Function:
+                self.machine.evaluate(node.bases[0], scope) is not torch.autograd.Function:
             raise Disallowed("a class may only extend torch.autograd.Function, as in "
                              "'class MyReLU(torch.autograd.Function):'", line=line,
                              hint_key="hint.disallowed_syntax")

@@ -190,40 +190,40 @@ class _Machine(Evaluator):
     # --- statements ----------------------------------------------------------------------------
 
     def _expr(self, node: ast.Expr, scope: Scope) -> None:
-        self.eval(node.value, scope)
+        self.evaluate(node.value, scope)
 
     def _assign(self, node: ast.Assign, scope: Scope) -> None:
-        value = self.eval(node.value, scope)
+        value = self.evaluate(node.value, scope)
         for target in node.targets:
             self.assign(target, value, scope)
 
     def _ann_assign(self, node: ast.AnnAssign, scope: Scope) -> None:
         if node.value is not None:
-            self.assign(node.target, self.eval(node.value, scope), scope)
+            self.assign(node.target, self.evaluate(node.value, scope), scope)
 
     def _aug_assign(self, node: ast.AugAssign, scope: Scope) -> None:
         target = node.target
-        value = self.eval(node.value, scope)
+        value = self.evaluate(node.value, scope)
         if isinstance(target, ast.Name):
             scope.set(target.id, self.binary(node.op, scope.get(target.id, self), value, True))
         elif isinstance(target, ast.Attribute):
-            obj = self.eval(target.value, scope)
+            obj = self.evaluate(target.value, scope)
             old = guards.get_attribute(obj, target.attr, self.line)
             guards.set_attribute(obj, target.attr, self.binary(node.op, old, value, True),
                                  self.line)
         elif isinstance(target, ast.Subscript):
-            obj = self.eval(target.value, scope)
-            key = self.eval(target.slice, scope)
+            obj = self.evaluate(target.value, scope)
+            key = self.evaluate(target.slice, scope)
             self.set_item(obj, key, self.binary(node.op, self.get_item(obj, key), value, True))
         else:
             raise Disallowed("this augmented assignment is not allowed", line=self.line,
                              hint_key="hint.disallowed_syntax")
 
     def _if(self, node: ast.If, scope: Scope) -> None:
-        self.exec_block(node.body if self.eval(node.test, scope) else node.orelse, scope)
+        self.exec_block(node.body if self.evaluate(node.test, scope) else node.orelse, scope)
 
     def _for(self, node: ast.For, scope: Scope) -> None:
-        for item in self.iterate(self.eval(node.iter, scope)):
+        for item in self.iterate(self.evaluate(node.iter, scope)):
             self.assign(node.target, item, scope)
             try:
                 self.exec_block(node.body, scope)
@@ -234,7 +234,7 @@ class _Machine(Evaluator):
         self.exec_block(node.orelse, scope)
 
     def _while(self, node: ast.While, scope: Scope) -> None:
-        while self.eval(node.test, scope):
+        while self.evaluate(node.test, scope):
             self.tick()
             try:
                 self.exec_block(node.body, scope)
@@ -254,7 +254,7 @@ class _Machine(Evaluator):
         pass
 
     def _return(self, node: ast.Return, scope: Scope) -> None:
-        raise Return(None if node.value is None else self.eval(node.value, scope))
+        raise Return(None if node.value is None else self.evaluate(node.value, scope))
 
     def _delete(self, node: ast.Delete, scope: Scope) -> None:
         for target in node.targets:
@@ -264,8 +264,8 @@ class _Machine(Evaluator):
             scope.delete(target.id, self)
 
     def _assert(self, node: ast.Assert, scope: Scope) -> None:
-        if not self.eval(node.test, scope):
-            raise AssertionError(* ([self.eval(node.msg, scope)] if node.msg else []))
+        if not self.evaluate(node.test, scope):
+            raise AssertionError(* ([self.evaluate(node.msg, scope)] if node.msg else []))
 
     def _function_def(self, node: ast.FunctionDef, scope: Scope) -> None:
         if node.decorator_list:
