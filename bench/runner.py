@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import loadgen  # noqa: E402
-from server import free_port, quantile, start_server, stop  # noqa: E402
+from server import free_port, quantile, session_pids, start_server, stop  # noqa: E402
 
 from app.lessons import LESSONS  # noqa: E402
 
@@ -108,18 +108,14 @@ def _session_cpu(server: int) -> tuple[float, float]:
     Workers that have exited count through their parent's cutime/cstime once it reaped them.
     """
     own = rest = 0.0
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
+    for pid in session_pids(server):
         try:
-            with open(f"/proc/{entry}/stat") as file:
+            with open(f"/proc/{pid}/stat") as file:
                 fields = file.read().rsplit(")", 1)[1].split()
         except OSError:
             continue  # it exited meanwhile
-        if int(fields[3]) != server:  # the session id: the server leads its own session
-            continue
         utime, stime, cutime, cstime = (int(f) / _TICK for f in fields[11:15])
-        if int(entry) == server:
+        if pid == server:
             own += utime + stime
         else:
             rest += utime + stime + cutime + cstime
