@@ -90,3 +90,10 @@ def remember(value: object) -> None:
 
 def recall() -> object:
     return _REMEMBERED.get("value")
+
+
+def collector() -> tuple[int, int]:
+    """(objects the collector no longer walks, objects it still does) in this worker."""
+    import gc
+
+    return gc.get_freeze_count(), len(gc.get_objects())
