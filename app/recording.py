@@ -17,7 +17,7 @@ from torch.autograd.gradcheck import GradcheckError
 
 from app.errors import TooLarge
 from app.sandbox.limits import Limits
-from app.tensors import numel_budget, to_plain
+from app.tensors import all_finite, numel_budget, to_plain
 
 TRACED_CALLS = 20  # backward calls traced step by step; later ones still run, untraced
 _AUTOGRAD = {id(torch.autograd.grad): "grad", id(torch.autograd.backward): "backward"}
@@ -227,8 +227,8 @@ class GraphRecorder:
 
 
 def _nonfinite(grads: tuple[Any, ...]) -> bool:
-    return any(isinstance(g, torch.Tensor) and g.is_floating_point()
-               and not bool(torch.isfinite(g).all()) for g in grads)
+    return any(isinstance(g, torch.Tensor) and g.is_floating_point() and not all_finite(g)
+               for g in grads)
 
 
 def _local(grad_in: Any, grad_out: Any, numel: int) -> Any:

@@ -15,7 +15,7 @@ import torch
 from app.errors import TooLarge
 from app.recording import GraphRecorder, saved_tensors, walk
 from app.sandbox.interpreter import Execution, Produced
-from app.tensors import numel_budget, plain_number, to_plain
+from app.tensors import Plain, all_finite, numel_budget, plain_number, to_plain
 
 
 @dataclass(frozen=True, slots=True)
@@ -136,6 +136,9 @@ class _Builder:
         self.recorder = recorder
         self.limit = recorder.limits.graph_nodes
         self.names = _names(execution.namespace)
+        self._name_of: dict[int, str] = {}  # id(value) -> its first name, as _names orders them
+        for name, value in self.names.items():
+            self._name_of.setdefault(id(value), name)
         self.made = {id(p.tensor): p for p in execution.tensors}
         # A grad_fn's Python object is only reused while someone holds it: keep each one, so
         # that the walk's next_functions hands back the same objects and ids match.
@@ -149,8 +152,10 @@ class _Builder:
         self.nodes: dict[int, Node] = {}  # looked up by id(grad_fn), id(tensor) or id(const)
         self.of_tensor: dict[int, Node] = {}
         self.edges: list[Edge] = []
+        self._edge_keys: set[tuple[str, str, str, int | None]] = set()
         self._keep: list[object] = []  # ids are only unique while their objects live
         self.numel = 1_000  # values each tensor sends in full; build() sets it by graph size
+        self.plain = _Plains()
 
     def build(self, device: torch.device) -> Graph:
         calls = self.recorder.calls
@@ -174,7 +179,7 @@ class _Builder:
         for node in self.order:
             node.is_output = node.id in roots or (node.kind != "const" and node.id not in used)
         return Graph(device=str(device), stdout=self.execution.stdout,
-                     variables=_variables(self.execution), nodes=self.order,
+                     variables=_variables(self.execution, self.plain), nodes=self.order,
                      edges=self.edges, backward=[self._backward(c) for c in calls],
                      gradchecks=[Gradcheck(g.line, g.passed, g.message, g.analytical,
                                            g.numerical) for g in self.recorder.gradchecks],
@@ -203,14 +208,14 @@ class _Builder:
                 made = self.by_fn[id(fn)][1] if id(fn) in self.by_fn else None
                 t = made.tensor if made else None
                 node = self._new(id(fn), fn, kind="op", name=self._name(t), op=type(fn).__name__,
-                                 **(_describe(t, self.numel) if t is not None else _UNSEEN),
+                                 **(self._describe(t) if t is not None else _UNSEEN),
                                  line=made.line if made and made.line else None, origin=origin)
                 if t is not None:
                     self.of_tensor[id(t)] = node
             self.nodes[id(fn)] = node
             saved = self.recorder.saved[id(fn)][1] if id(fn) in self.recorder.saved \
                 else saved_tensors(fn)
-            node.saved = [Saved(name, *_saved(value, self.numel)) for name, value in saved]
+            node.saved = [Saved(name, *self._saved(value)) for name, value in saved]
         for fn in walk(roots, self.limit):
             for index, (parent, _) in enumerate(fn.next_functions):
                 if parent is not None:
@@ -221,7 +226,7 @@ class _Builder:
             return self.of_tensor[id(t)]
         made = self.made.get(id(t))
         node = self._new(id(t), t, kind="leaf", name=self._name(t), op=None,
-                         **_describe(t, self.numel),
+                         **self._describe(t),
                          line=made.line if made else None)
         node.grad_kept = True
         self.of_tensor[id(t)] = node
@@ -233,7 +238,7 @@ class _Builder:
                 return self.of_tensor[id(value)]
             made = self.made.get(id(value))
             node = self._new(id(value), value, kind="const", name=self._name(value), op=None,
-                             **_describe(value, self.numel), line=made.line if made else None)
+                             **self._describe(value), line=made.line if made else None)
             self.of_tensor[id(value)] = node
             return node
         holder = [value]  # numbers are shared by Python; each use gets its own node
@@ -288,18 +293,25 @@ class _Builder:
                     len(mods) == 1 and None not in mods:
                 node.module = next(iter(mods))
 
+    def _describe(self, t: torch.Tensor) -> dict[str, Any]:
+        return _describe(t, self.numel, self.plain)
+
+    def _saved(self, value: object) -> tuple[Any, list[int] | None]:
+        return _saved(value, self.numel, self.plain)
+
     def _name(self, t: torch.Tensor | None) -> str | None:
         if t is None:
             return None
-        return next((n for n, v in self.names.items() if v is t), None)
+        return self._name_of.get(id(t))  # self.names holds t, so its id is t's alone
 
     def _edge(self, source: Node, target: Node, kind: str, index: int | None) -> None:
         self._edge_ids(source.id, target.id, kind, index)
 
     def _edge_ids(self, source: str, target: str, kind: str, index: int | None) -> None:
-        edge = Edge(source, target, kind, index)
-        if edge not in self.edges:
-            self.edges.append(edge)
+        key = (source, target, kind, index)
+        if key not in self._edge_keys:
+            self._edge_keys.add(key)
+            self.edges.append(Edge(source, target, kind, index))
 
     # --- backward calls ------------------------------------------------------------------------
 
@@ -350,19 +362,41 @@ def _names(namespace: dict[str, object]) -> dict[str, object]:
     return names
 
 
+class _Plains:
+    """to_plain, once per piece of memory: a saved tensor is often some node's value as well.
+
+    Every read happens after the program, so the same memory, read as the same shape, strides
+    and dtype, holds the same values. Each tensor read is held until the trace ends, so its
+    memory cannot be freed and reused by another meanwhile.
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[Any, ...], tuple[torch.Tensor, Plain]] = {}
+
+    def __call__(self, t: torch.Tensor | None, numel: int) -> Plain:
+        if t is None or t.layout != torch.strided:
+            return to_plain(t, numel)
+        key = (t.data_ptr(), t.storage_offset(), tuple(t.shape), t.stride(), t.dtype, t.device,
+               numel)
+        seen = self._seen.get(key)
+        if seen is None:
+            seen = self._seen[key] = (t, to_plain(t, numel))
+        return seen[1]
+
+
 _UNSEEN = {"shape": None, "dtype": None, "value": None, "requires_grad": True}
 
 
-def _describe(t: torch.Tensor, numel: int) -> dict[str, Any]:
+def _describe(t: torch.Tensor, numel: int, plain: _Plains) -> dict[str, Any]:
     return {"shape": list(t.shape), "dtype": str(t.dtype).removeprefix("torch."),
-            "value": to_plain(t, numel), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
+            "value": plain(t, numel), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
             "retains_grad": t.retains_grad,
-            "grad": to_plain(t.grad, numel) if (t.is_leaf or t.retains_grad) else None}
+            "grad": plain(t.grad, numel) if (t.is_leaf or t.retains_grad) else None}
 
 
-def _saved(value: object, numel: int) -> tuple[Any, list[int] | None]:
+def _saved(value: object, numel: int, plain: _Plains) -> tuple[Any, list[int] | None]:
     if isinstance(value, torch.Tensor):
-        return to_plain(value, numel), list(value.shape)
+        return plain(value, numel), list(value.shape)
     # Plain numbers, not torch.tensor(value): nll_loss saves ignore_index=-100 as the uint64
     # 18446744073709551516, which no tensor dtype holds.
     if isinstance(value, (int, float, bool)):
@@ -375,20 +409,20 @@ def _saved(value: object, numel: int) -> tuple[Any, list[int] | None]:
 
 
 def _has_nonfinite(t: torch.Tensor) -> bool:
-    return t.is_floating_point() and not bool(torch.isfinite(t.detach()).all())
+    return t.is_floating_point() and not all_finite(t)
 
 
-def _variables(execution: Execution) -> dict[str, Variable]:
+def _variables(execution: Execution, plain: _Plains) -> dict[str, Variable]:
     lines = {id(p.tensor): p.line for p in execution.tensors}
-    return {name: _variable(value, lines.get(id(value)))
+    return {name: _variable(value, lines.get(id(value)), plain)
             for name, value in execution.namespace.items() if isinstance(value, torch.Tensor)}
 
 
-def _variable(t: torch.Tensor, line: int | None) -> Variable:
+def _variable(t: torch.Tensor, line: int | None, plain: _Plains) -> Variable:
     # .grad of a non-leaf warns and is None unless retain_grad() was called: read it only
     # where torch keeps it.
     grad = t.grad if (t.is_leaf or t.retains_grad) else None
-    return Variable(value=to_plain(t), grad=to_plain(grad), requires_grad=t.requires_grad,
+    return Variable(value=plain(t, 1_000), grad=plain(grad, 1_000), requires_grad=t.requires_grad,
                     is_leaf=t.is_leaf,
                     grad_fn=None if t.grad_fn is None else type(t.grad_fn).__name__,
                     shape=list(t.shape), dtype=str(t.dtype).removeprefix("torch."), line=line)
