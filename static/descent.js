@@ -191,6 +191,9 @@ function readForm() {
 async function race({ keepFrame = false } = {}) {
   pause();
   state.busy = true;
+  // Disabling the focused button drops focus to <body>: give it back when the race is done, so a
+  // keyboard user keeps their place (and their focus ring).
+  const refocus = document.activeElement === $("race");
   $("race").disabled = true;
   $("race").textContent = t("descent.racing");
   showError(null);
@@ -215,6 +218,7 @@ async function race({ keepFrame = false } = {}) {
     state.busy = false;
     $("race").disabled = false;
     $("race").textContent = t("descent.race");
+    if (refocus && document.activeElement === document.body) $("race").focus();
     save();
   }
 }

@@ -131,3 +131,40 @@ def test_the_chinese_training_page(open_page: Any, server: str, artifacts: Path)
     assert page.locator("h1").inner_text() == ZH["training.heading"]
     assert ZH["training.nan.phase.forward"] in page.locator("#panel-nan .summary").inner_text()
     page.screenshot(path=str(artifacts / "training-zh.png"), full_page=True)
+
+
+def _tab_to(page: Any, selector: str, presses: int = 40) -> dict[str, str]:
+    """Press Tab until selector has focus, as a keyboard user does; return its focus ring style."""
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        if page.evaluate("s => document.activeElement.matches(s)", selector):
+            return page.evaluate("""() => { const s = getComputedStyle(document.activeElement);
+                return {outline: s.outlineStyle, width: s.outlineWidth, shadow: s.boxShadow}; }""")
+    pytest.fail(f"{presses} presses of Tab never reached {selector}")
+
+
+def _ring_shows(ring: dict[str, str]) -> bool:
+    outline = ring["outline"] != "none" and float(ring["width"].removesuffix("px")) > 0
+    return outline or ring["shadow"] != "none"
+
+
+def test_a_training_run_starts_by_keyboard_with_visible_focus(
+        open_page: Any, server: str, artifacts: Path) -> None:
+    page, problems = open_page(1280, 720)
+    _open(page, server + "/training#lesson=flow&flow.width=32&flow.steps=10&train.steps=100")
+    ring = _tab_to(page, "#tab-train")
+    assert _ring_shows(ring), f"#tab-train has no visible focus: {ring}"
+    page.keyboard.press("Enter")
+    assert page.locator("#panel-train").is_visible()
+    run = "#panel-train button[type=submit]"
+    for selector in ('[name="train.dataset"]', '[name="train.optimizer"]', run):
+        ring = _tab_to(page, selector)
+        assert _ring_shows(ring), f"{selector} has no visible focus: {ring}"
+    _after_run(page, lambda: page.keyboard.press("Enter"))
+    _forgive_the_stream(problems, server)
+    assert page.evaluate("document.body.dataset.trained") == "100"
+    assert page.locator("#panel-train .error").is_hidden()
+    for plot in ("train-loss", "train-norm", "train-lr"):
+        assert _traces(page, plot) >= 1, plot
+    assert page.evaluate("s => document.activeElement.matches(s)", run)  # focus stays put
+    page.screenshot(path=str(artifacts / "training-keyboard-focus-1280x720.png"))
