@@ -60,20 +60,27 @@ def to_plain(t: torch.Tensor | None, max_numel: int = 1_000) -> Plain:
        recorder reads gradients), its SizeGuard would otherwise measure and meter each of the
        ten-odd torch calls here against the program's limits.
     """
+    return plain_and_finite(t, max_numel)[0]
+
+
+def plain_and_finite(t: torch.Tensor | None, max_numel: int = 1_000) -> tuple[Plain, bool | None]:
+    """to_plain(t), and whether t has no NaN or infinity when that came out of reading it
+    (None when it did not: a summary, or no tensor)."""
     with torch._C.DisableTorchFunction():
         return _to_plain(t, max_numel)
 
 
-def _to_plain(t: torch.Tensor | None, max_numel: int) -> Plain:
+def _to_plain(t: torch.Tensor | None, max_numel: int) -> tuple[Plain, bool | None]:
     if t is None or t.is_meta:  # a meta tensor has a shape but no values (.cpu() would raise)
-        return None
+        return None, None
     t = t.detach().cpu()
     numel = t.numel()
     if numel <= max_numel:
         values = t.tolist()
-        if t.is_complex() or not _finite(t, values):
-            return _plain_list(values)  # spell out NaN and the infinities; complex as pairs
-        return values
+        finite = _finite(t, values)
+        if t.is_complex() or not finite:
+            return _plain_list(values), finite  # NaN and infinities spelled out; complex as pairs
+        return values, finite
     flat = t.reshape(-1)
     stats = flat.double() if not t.is_complex() else flat.abs().double()
     return {
@@ -84,7 +91,7 @@ def _to_plain(t: torch.Tensor | None, max_numel: int) -> Plain:
         "max": plain_number(stats.max().item()),
         "mean": plain_number(stats.mean().item()),
         "head": _plain_list(flat[:8].tolist()),
-    }
+    }, None
 
 
 def numel_budget(tensors: int, total: int = 100_000) -> int:

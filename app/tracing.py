@@ -15,7 +15,14 @@ import torch
 from app.errors import TooLarge
 from app.recording import GraphRecorder, saved_tensors, walk
 from app.sandbox.interpreter import Execution, Produced
-from app.tensors import Plain, all_finite, numel_budget, plain_number, to_plain
+from app.tensors import (
+    Plain,
+    all_finite,
+    numel_budget,
+    plain_and_finite,
+    plain_number,
+    to_plain,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,7 +206,8 @@ class _Builder:
         return node
 
     def _grad_graph(self, roots: list[Any], origin: str) -> None:
-        for fn in walk(roots, self.limit):
+        fns = walk(roots, self.limit)
+        for fn in fns:
             if id(fn) in self.nodes:
                 continue
             if type(fn).__name__ == "AccumulateGrad":
@@ -216,7 +224,7 @@ class _Builder:
             saved = self.recorder.saved[id(fn)][1] if id(fn) in self.recorder.saved \
                 else saved_tensors(fn)
             node.saved = [Saved(name, *self._saved(value)) for name, value in saved]
-        for fn in walk(roots, self.limit):
+        for fn in fns:
             for index, (parent, _) in enumerate(fn.next_functions):
                 if parent is not None:
                     self._edge(self.nodes[id(parent)], self.nodes[id(fn)], "data", index)
@@ -243,7 +251,7 @@ class _Builder:
             return node
         holder = [value]  # numbers are shared by Python; each use gets its own node
         return self._new(id(holder), holder, kind="const", name=None, op=None, shape=[],
-                         dtype=type(value).__name__, value=to_plain(torch.tensor(value))
+                         dtype=type(value).__name__, value=plain_number(value)
                          if isinstance(value, (int, float)) else None)
 
     def _constants_and_cuts(self) -> None:
@@ -338,7 +346,7 @@ class _Builder:
     def _first_nonfinite(self) -> Nonfinite | None:
         for made in self.execution.tensors:
             node = self.of_tensor.get(id(made.tensor))
-            if node is not None and _has_nonfinite(made.tensor):
+            if node is not None and not self.plain.finite(made.tensor):
                 node.nonfinite = True
                 return Nonfinite(node.id, "value")
         for call in self.recorder.calls:
@@ -363,25 +371,44 @@ def _names(namespace: dict[str, object]) -> dict[str, object]:
 
 
 class _Plains:
-    """to_plain, once per piece of memory: a saved tensor is often some node's value as well.
+    """to_plain and all_finite, once per piece of memory: a saved tensor is often some node's
+    value as well, and the variables table shows the nodes' tensors again.
 
     Every read happens after the program, so the same memory, read as the same shape, strides
-    and dtype, holds the same values. Each tensor read is held until the trace ends, so its
-    memory cannot be freed and reused by another meanwhile.
+    and dtype, holds the same values. Each tensor read is held until the trace ends, so neither
+    its id nor its memory can be reused by another meanwhile.
     """
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[Any, ...], tuple[torch.Tensor, Plain]] = {}
+        self._by_id: dict[tuple[int, int], Plain] = {}
+        self._by_memory: dict[tuple[Any, ...], Plain] = {}
+        self._finite: dict[int, bool] = {}
+        self._held: list[torch.Tensor] = []
 
     def __call__(self, t: torch.Tensor | None, numel: int) -> Plain:
-        if t is None or t.layout != torch.strided:
+        if t is None:
+            return None
+        if (id(t), numel) in self._by_id:
+            return self._by_id[id(t), numel]
+        if t.layout != torch.strided:
             return to_plain(t, numel)
         key = (t.data_ptr(), t.storage_offset(), tuple(t.shape), t.stride(), t.dtype, t.device,
                numel)
-        seen = self._seen.get(key)
-        if seen is None:
-            seen = self._seen[key] = (t, to_plain(t, numel))
-        return seen[1]
+        plain = self._by_memory.get(key)
+        if plain is None:
+            plain, finite = plain_and_finite(t, numel)
+            self._by_memory[key] = plain
+            if finite is not None:
+                self._finite.setdefault(id(t), finite)
+        self._by_id[id(t), numel] = plain
+        self._held.append(t)
+        return plain
+
+    def finite(self, t: torch.Tensor) -> bool:
+        if id(t) not in self._finite:
+            self._finite[id(t)] = not t.is_floating_point() or all_finite(t)
+            self._held.append(t)
+        return self._finite[id(t)]
 
 
 _UNSEEN = {"shape": None, "dtype": None, "value": None, "requires_grad": True}
@@ -406,10 +433,6 @@ def _saved(value: object, numel: int, plain: _Plains) -> tuple[Any, list[int] | 
     if value is None:
         return None, None
     return str(value), None
-
-
-def _has_nonfinite(t: torch.Tensor) -> bool:
-    return t.is_floating_point() and not all_finite(t)
 
 
 def _variables(execution: Execution, plain: _Plains) -> dict[str, Variable]:
