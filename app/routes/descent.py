@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse
 
 from app import schemas
-from app.deps import get_pool, templates
+from app.deps import get_pool, json_response, templates
 from app.presets import PRESETS
 from app.sandbox.workers import WorkerPool
 from app.settings import Settings, get_settings
@@ -30,13 +30,6 @@ async def _run(pool: WorkerPool, settings: Settings, job: str, **kwargs: object)
                              cpu_seconds=settings.cpu_seconds,
                              queue_seconds=settings.queue_seconds, limits=settings.limits(),
                              **kwargs)
-
-
-def _json(model: type[schemas.Model], result: object) -> Response:
-    # A race or a grid is 10^4-10^6 numbers. The model reads the dataclass's lists in place
-    # and writes the JSON in one pass; returning the dataclass would deep-copy them (asdict),
-    # then validate and encode them again. The response_model still documents the shape.
-    return Response(schemas.to_json(model, result), media_type="application/json")
 
 
 @router.get("/descent", response_class=HTMLResponse)
@@ -56,7 +49,7 @@ async def surfaces() -> object:
 async def surface(request: schemas.SurfaceRequest, settings: SettingsDep, pool: PoolDep) -> object:
     grid = await _run(pool, settings, "surface", **request.spec(), x_range=request.x_range,
                       y_range=request.y_range, resolution=request.resolution)
-    return _json(schemas.GridResponse, grid)
+    return json_response(schemas.GridResponse, grid)
 
 
 @router.post("/api/descent", response_model=schemas.DescentResponse)
@@ -64,7 +57,7 @@ async def descent(request: schemas.DescentRequest, settings: SettingsDep, pool: 
     race = await _run(pool, settings, "descent", **request.spec(), start=request.start,
                       steps=request.steps, runs=[run.to_run() for run in request.runs],
                       noise=request.noise, seed=request.seed, sweep=request.sweep)
-    return _json(schemas.DescentResponse, race)
+    return json_response(schemas.DescentResponse, race)
 
 
 @router.post("/api/basins", response_model=schemas.BasinsResponse)
@@ -72,4 +65,4 @@ async def basins(request: schemas.BasinsRequest, settings: SettingsDep, pool: Po
     result = await _run(pool, settings, "basins", **request.spec(), run=request.run.to_run(),
                         x_range=request.x_range, y_range=request.y_range,
                         resolution=request.resolution, steps=request.steps)
-    return _json(schemas.BasinsResponse, result)
+    return json_response(schemas.BasinsResponse, result)

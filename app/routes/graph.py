@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 
 from app import schemas
-from app.deps import get_pool
+from app.deps import get_pool, json_response
 from app.sandbox.workers import WorkerPool
 from app.settings import Settings, get_settings
 
@@ -23,7 +23,8 @@ async def run_graph(
     pool: Annotated[WorkerPool, Depends(get_pool)],
 ) -> object:
     device = settings.device if request.device == "auto" else request.device
-    return await pool.submit("app.jobs:graph", wall_seconds=settings.wall_seconds,
+    graph = await pool.submit("app.jobs:graph", wall_seconds=settings.wall_seconds,
                              cpu_seconds=settings.cpu_seconds,
                              queue_seconds=settings.queue_seconds,
                              code=request.code, device=device, limits=settings.limits())
+    return json_response(schemas.GraphResponse, graph)

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, StreamingResponse
 
 from app import i18n, schemas, training
-from app.deps import get_pool, templates
+from app.deps import get_pool, json_response, templates
 from app.errors import AppError
 from app.optimizers import CLIPS, OPTIMIZERS, SCHEDULERS
 from app.sandbox.workers import WorkerPool
@@ -41,24 +41,26 @@ async def training_page(request: Request) -> HTMLResponse:
 # /api/graph does), so a waiting request holds no thread.
 @router.post("/api/training/flow", response_model=schemas.FlowResponse)
 async def flow(request: schemas.FlowRequest, settings: SettingsDep, pool: PoolDep) -> object:
-    return await _job(pool, settings, "flow", request)
+    return json_response(schemas.FlowResponse, await _job(pool, settings, "flow", request))
 
 
 @router.post("/api/training/accumulation", response_model=schemas.AccumulationResponse)
 async def accumulation(request: schemas.AccumulationRequest, settings: SettingsDep,
                        pool: PoolDep) -> object:
-    return await _job(pool, settings, "accumulation", request)
+    result = await _job(pool, settings, "accumulation", request)
+    return json_response(schemas.AccumulationResponse, result)
 
 
 @router.post("/api/training/precision", response_model=schemas.PrecisionResponse)
 async def precision(request: schemas.PrecisionRequest, settings: SettingsDep,
                     pool: PoolDep) -> object:
-    return await _job(pool, settings, "precision", request)
+    result = await _job(pool, settings, "precision", request)
+    return json_response(schemas.PrecisionResponse, result)
 
 
 @router.post("/api/training/nan", response_model=schemas.NanResponse)
 async def nan(request: schemas.NanRequest, settings: SettingsDep, pool: PoolDep) -> object:
-    return await _job(pool, settings, "nan", request)
+    return json_response(schemas.NanResponse, await _job(pool, settings, "nan", request))
 
 
 @router.post("/api/training/run", response_class=StreamingResponse,
