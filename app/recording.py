@@ -76,14 +76,25 @@ def walk(roots: list[Any], limit: int) -> list[Any]:
 def saved_tensors(fn: Any) -> list[tuple[str, Any]]:
     """What a node saved for backward, read the way torchviz's show_saved reads it."""
     saved = []
-    for attr in dir(fn):
-        if attr.startswith("_saved_"):
-            try:
-                value = getattr(fn, attr)
-            except RuntimeError:  # freed by an earlier backward
-                continue
-            saved.append((attr.removeprefix("_saved_"), value))
+    for attr in _saved_names(type(fn)):
+        try:
+            value = getattr(fn, attr)
+        except RuntimeError:  # freed by an earlier backward
+            continue
+        saved.append((attr.removeprefix("_saved_"), value))
     return saved
+
+
+_SAVED_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _saved_names(node_type: type) -> tuple[str, ...]:
+    # The _saved_ properties belong to the node's class (one per op), so dir() of each
+    # node, a few microseconds apiece, tells nothing the first one of its class did not.
+    # (A custom Function's ctx has attributes of its own, but a program cannot name one _x.)
+    if node_type not in _SAVED_NAMES:
+        _SAVED_NAMES[node_type] = tuple(a for a in dir(node_type) if a.startswith("_saved_"))
+    return _SAVED_NAMES[node_type]
 
 
 class GraphRecorder:
@@ -235,9 +246,10 @@ def _local(grad_in: Any, grad_out: Any, numel: int) -> Any:
     """∂out/∂in for elementwise ops: what the chain rule multiplied grad_out by."""
     if not isinstance(grad_in, torch.Tensor) or not isinstance(grad_out, torch.Tensor):
         return None
-    if grad_in.shape != grad_out.shape or bool((grad_out == 0).any()):
-        return None
-    return to_plain(grad_in / grad_out, numel)
+    with torch._C.DisableTorchFunction():  # the recorder's ops, not the program's
+        if grad_in.shape != grad_out.shape or bool((grad_out == 0).any()):
+            return None
+        return to_plain(grad_in / grad_out, numel)
 
 
 def _jacobians(fn: Any, inputs: Any, eps: float) -> tuple[Any, Any]:

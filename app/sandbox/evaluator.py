@@ -18,6 +18,11 @@ from app.sandbox import guards, sizes
 from app.sandbox.builtins import EXCEPTIONS, builtins_for
 from app.sandbox.limits import Limits
 
+# Writing a value as text (print, f-strings) once check_text has bounded how long the text can
+# be: torch's tensor formatting runs a score of ops on what the program already made, which
+# the SizeGuard would otherwise measure one by one (two thirds of printing a small tensor).
+_APP_READS = torch._C.DisableTorchFunction
+
 
 class ControlFlow(BaseException):  # noqa: N818 - not an error: break/continue/return
     """Unwinds to the loop or call that handles it; never seen by the program's try/except."""
@@ -281,13 +286,14 @@ class Evaluator:
     def _formatted(self, node: ast.FormattedValue, scope: Scope) -> str:
         value = self.evaluate(node.value, scope)
         sizes.check_text(value, self.limits, self.line)
-        if node.conversion in (ord("r"), ord("a")):
-            value = repr(value)
-        elif node.conversion == ord("s"):
-            value = str(value)
         spec = "" if node.format_spec is None else self.evaluate(node.format_spec, scope)
         sizes.check_format_spec(spec, self.limits, self.line)
-        return format(value, spec)
+        with _APP_READS():
+            if node.conversion in (ord("r"), ord("a")):
+                value = repr(value)
+            elif node.conversion == ord("s"):
+                value = str(value)
+            return format(value, spec)
 
     def _lambda(self, node: ast.Lambda, scope: Scope) -> Any:
         return self.functions.make_lambda(node, scope)
@@ -486,7 +492,8 @@ class Evaluator:
         sizes.check_text(args, self.limits, self.line)
         # sep goes between every two arguments: print(*xs, sep=s) writes len(xs) copies of it.
         sizes.check_sequence(len(sep) * len(args) + len(end), self.limits, self.line)
-        text = sep.join(map(str, args)) + end
+        with _APP_READS():
+            text = sep.join(map(str, args)) + end
         self.stdout_bytes += len(text.encode())
         if self.stdout_bytes > self.limits.stdout_bytes:
             raise TooLarge(f"the program printed more than {self.limits.stdout_bytes:,} "
