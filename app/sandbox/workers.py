@@ -430,8 +430,11 @@ def _freeze_heap() -> None:
     0.1 s, and a job that builds many lists (a race's trajectories) sets one off at random.
     Frozen objects are never walked again; only what jobs make is. (gc.freeze, as in Python's
     docs for pre-fork servers.)
+
+    .. note:: No gc.collect() first, though the docs suggest one: it is that same 0.1 s, paid
+       by every new worker, and a class under attack replaces a worker for every program that
+       hits a limit. What it would free (the imports' and the warm-up's few cycles) stays.
     """
-    gc.collect()
     gc.freeze()
 
 
