@@ -12,6 +12,7 @@ from dataclasses import asdict, replace
 # module is preloaded by the workers' forkserver, so import it here, once, not per worker.
 import torch._dynamo  # noqa: F401
 
+from app import wire
 from app.errors import AppError, ProgramError
 from app.optimizers import Race, Run, Sweep, race
 from app.recording import GraphRecorder
@@ -46,18 +47,25 @@ def graph(code: str, device: str, limits: Limits) -> Graph:
     return trace(execution, recorder, torch_device)
 
 
+# The descent lab's jobs answer with the reply's JSON body (app.wire): these fields hold
+# float32 tensors' values, written as float32s.
+_FLOAT32 = ("x", "y", "z", "points", "loss", "grad", "grad_norm", "grad_norm_clipped", "state",
+            "final_loss", "minima")
+
+
 def surface(surface: str | None, expr: str | None, params: dict[str, float],
             x_range: tuple[float, float], y_range: tuple[float, float], resolution: int,
-            limits: Limits) -> Grid:
-    """The surface on a grid; a learner's expression runs here, in the sandbox worker."""
+            limits: Limits) -> bytes:
+    """The surface on a grid (a Grid, as JSON); a learner's expression runs here."""
     fn = resolve(surface, expr, params, limits)
-    return evaluate(fn, x_range, y_range, resolution, max_numel=limits.tensor_numel)
+    grid: Grid = evaluate(fn, x_range, y_range, resolution, max_numel=limits.tensor_numel)
+    return wire.dumps(grid, _FLOAT32)
 
 
 def descent(surface: str | None, expr: str | None, params: dict[str, float],
             start: tuple[float, float], steps: int, runs: list[Run], noise: float, seed: int,
-            sweep: bool, limits: Limits) -> Race:
-    """The race; with `sweep`, each run first gets the lr its sweep picked."""
+            sweep: bool, limits: Limits) -> bytes:
+    """The race (a Race, as JSON); with `sweep`, each run first gets the lr its sweep picked."""
     fn = resolve(surface, expr, params, limits)
     sweeps: list[Sweep | None] = [None] * len(runs)
     if sweep:
@@ -67,17 +75,20 @@ def descent(surface: str | None, expr: str | None, params: dict[str, float],
                                                                               strict=True)]
         sweeps = list(picked)
     trajectories = race(fn, start, steps, runs, noise=noise, seed=seed)
-    return Race(runs=[replace(t, sweep=s) for t, s in zip(trajectories, sweeps, strict=True)])
+    return wire.dumps(Race(runs=[replace(t, sweep=s) for t, s in zip(trajectories, sweeps,
+                                                                     strict=True)]), _FLOAT32)
 
 
 def basins(surface: str | None, expr: str | None, params: dict[str, float], run: Run,
            x_range: tuple[float, float], y_range: tuple[float, float], resolution: int,
-           steps: int, limits: Limits) -> Basins:
-    """The basins map: `run` from every start of the grid, coloured by where it ends."""
+           steps: int, limits: Limits) -> bytes:
+    """The basins map (Basins, as JSON): `run` from every start of the grid, coloured by
+    where it ends."""
     fn = resolve(surface, expr, params, limits)
     minima = SURFACES[surface].minima if expr is None and surface in SURFACES else ()
-    return find_basins(fn, run, x_range, y_range, resolution, steps, minima,
-                       max_numel=limits.tensor_numel)
+    found: Basins = find_basins(fn, run, x_range, y_range, resolution, steps, minima,
+                                max_numel=limits.tensor_numel)
+    return wire.dumps(found, _FLOAT32)
 
 
 def training(lesson: str, device: str, **options: object) -> object:

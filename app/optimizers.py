@@ -182,13 +182,16 @@ class _Runner:
         # Only a scheduler changes an lr, so without one a check before the first step will do.
         self._lr_may_overflow = self.scheduler is not None or any(
             group["lr"] > _FLOAT32_MAX for group in self.optimizer.param_groups)
-        self.lr: list[float] = []
-        self.lr_y: list[float] = []
+        self._lr: list[float] = []  # x's lr at each step, when a scheduler moves it
+        self._lr_y: list[float] = []
+        self._steps = 0
 
     def step(self, losses: torch.Tensor, r: int) -> None:
         groups = self.optimizer.param_groups
-        self.lr.append(float(groups[0]["lr"]))
-        self.lr_y.append(float(groups[-1]["lr"]))
+        if self.scheduler is not None or self._steps < 2:  # else steps 2... repeat step 1's
+            self._lr.append(float(groups[0]["lr"]))
+            self._lr_y.append(float(groups[-1]["lr"]))
+        self._steps += 1
         if self._lr_may_overflow:
             for group in groups:  # an lr past float32 (given, or grown by a scheduler) diverges
                 if group["lr"] > _FLOAT32_MAX:
@@ -198,6 +201,13 @@ class _Runner:
             self.scheduler.step(losses[r])  # stepped with the run's loss, as torch asks
         elif self.scheduler is not None:
             self.scheduler.step()
+
+    def lrs(self, steps: int) -> tuple[list[float], list[float]]:
+        """x's and y's lr at each of the first `steps` steps."""
+        if self.scheduler is not None or steps <= 2:
+            return self._lr[:steps], self._lr_y[:steps]
+        return ([*self._lr[:1], *self._lr[1:2] * (steps - 1)],
+                [*self._lr_y[:1], *self._lr_y[1:2] * (steps - 1)])
 
     def state(self) -> list[tuple[str, list[torch.Tensor]]]:
         states = [self.optimizer.state[p] for p in self.params]
@@ -253,7 +263,7 @@ def race(fn: SurfaceFn, start: tuple[float, float], steps: int, runs: list[Run],
     points = torch.empty(steps + 1, n, 2, dtype=DTYPE, device=device)
     losses = torch.empty(steps + 1, n, dtype=DTYPE, device=device)
     grads = torch.empty(steps, n, 2, dtype=DTYPE, device=device)
-    clipped = torch.empty_like(grads)
+    clipped = torch.empty_like(grads) if any(r.clip is not None for r in runners) else grads
     states: list[torch.Tensor] = []  # one flat row per step: every run's state, side by side
     held: list[torch.Tensor] = []
     clipping = [runner for runner in runners if runner.clip is not None]
@@ -271,9 +281,10 @@ def race(fn: SurfaceFn, start: tuple[float, float], steps: int, runs: list[Run],
         loss.backward(seed_grad)  # rows never mix: run r's gradient is grad[r]
         losses[k] = f.detach()
         grads[k] = grad
-        for runner in clipping:
-            runner.clip(runner.params)  # type: ignore[misc]
-        clipped[k] = grad
+        if clipping:
+            for runner in clipping:
+                runner.clip(runner.params)  # type: ignore[misc]
+            clipped[k] = grad
         seen = loss.detach()
         for r, runner in enumerate(runners):
             runner.step(seen, r)
@@ -302,6 +313,7 @@ def _trajectories(runners: list[_Runner], points: torch.Tensor, losses: torch.Te
         bad = (~finite[:, r]).nonzero()
         diverged = int(bad[0]) if bad.numel() else None
         end = steps if diverged is None else diverged  # a diverged run stops where it blew up
+        lrs = runner.lrs(end)
         run_state: dict[str, Plain] = {}
         for key, ts in runner.state():
             width = sum(t.numel() for t in ts)
@@ -316,8 +328,8 @@ def _trajectories(runners: list[_Runner], points: torch.Tensor, losses: torch.Te
             grad=_plain(grads[:end, r]),
             grad_norm=_plain(norms[:end, r]),
             grad_norm_clipped=_plain(clipped_norms[:end, r]),
-            lr=runner.lr[:end],
-            lr_y=runner.lr_y[:end] if runner.run.lr_y is not None else None,
+            lr=lrs[0],
+            lr_y=lrs[1] if runner.run.lr_y is not None else None,
             state=run_state,
             diverged_at=diverged,
         ))

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
+import numpy as np
 import pytest
 import torch
 from fastapi.testclient import TestClient
 
-from app.optimizers import OPTIMIZERS
+from app import schemas
+from app.optimizers import OPTIMIZERS, Run, race
 from app.presets import PRESETS
-from app.surfaces import SURFACES
+from app.surfaces import SURFACES, surface_fn
 from tests.helpers import assert_error
 
 ROSENBROCK = {"surface": "rosenbrock", "start": [-1.5, 2.0]}
@@ -185,3 +188,46 @@ def test_the_page_serves_its_data_and_only_our_own_scripts(client: TestClient) -
     assert "梯度" in html  # the Chinese strings
     for preset in PRESETS:
         assert f'value="{preset["id"]}"' in html
+
+
+def test_replies_carry_float32_values_exactly_and_only_the_documented_fields(
+        client: TestClient) -> None:
+    # The jobs write these bodies themselves (app.wire): float32 numbers as float32's shortest
+    # decimal. Read back as float32 they are torch's values bit for bit, and the fields are
+    # exactly the response models'.
+    body = {**ROSENBROCK, "steps": 40, "sweep": True, "runs": [
+        {"optimizer": "adam", "lr": 0.05}, {"optimizer": "rmsprop", "lr": 0.01,
+                                            "clip": {"kind": "value", "max": 1}}]}
+    response = client.post("/api/descent", json=body)
+    assert response.status_code == 200, response.text
+    reply = schemas.DescentResponse.model_validate_json(response.content)
+    runs = response.json()["runs"]
+    for run in runs:
+        assert set(run) == set(schemas.TrajectoryOut.model_fields)
+        assert set(run["sweep"]) == set(schemas.SweepOut.model_fields)
+    fn = surface_fn("rosenbrock")
+    theirs = race(fn, (-1.5, 2.0), 40, [Run(r.optimizer, lr=r.settings["lr"], clip=c)
+                                        for r, c in zip(reply.runs, [None, {"kind": "value",
+                                                                            "max": 1}],
+                                                        strict=True)])
+    for ours, plain in zip(runs, theirs, strict=True):
+        for key in ("points", "loss", "grad", "grad_norm", "grad_norm_clipped"):
+            got = np.asarray(ours[key], dtype=np.float32)
+            assert np.array_equal(got, np.asarray(getattr(plain, key), dtype=np.float32)), key
+        for key, values in ours["state"].items():
+            assert np.array_equal(np.asarray(values, dtype=np.float32),
+                                  np.asarray(plain.state[key], dtype=np.float32)), key
+    # Short: at most float32's 9 significant digits, not a double's 17.
+    digits = [len(m.group(1).replace(".", "").lstrip("0"))
+              for m in re.finditer(r"(?<![\w.])-?([0-9]+\.[0-9]+)", response.text)]
+    assert digits and max(digits) <= 9, max(digits)
+
+    grid = client.post("/api/surface", json={"surface": "rosenbrock", "x_range": [-2, 2],
+                                             "y_range": [-1, 3], "resolution": 5})
+    assert set(grid.json()) == set(schemas.GridResponse.model_fields)
+    basins = client.post("/api/basins", json={
+        "surface": "himmelblau", "run": {"optimizer": "adam", "lr": 0.1}, "x_range": [-5, 5],
+        "y_range": [-5, 5], "resolution": 4, "steps": 50})
+    assert basins.status_code == 200, basins.text
+    assert set(basins.json()) == set(schemas.BasinsResponse.model_fields)
+    schemas.BasinsResponse.model_validate_json(basins.content)
