@@ -189,3 +189,29 @@ def test_the_race_runs_by_keyboard_with_visible_focus(
     page.screenshot(path=str(artifacts / "descent-keyboard-focus-1280x720.png"))
     ring = _tab_to(page, "#play")
     assert _ring_shows(ring), f"#play has no visible focus: {ring}"
+
+
+def _scroll_width(page: Any) -> int:
+    return int(page.evaluate("document.documentElement.scrollWidth"))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_a_race_on_a_phone_fits_the_screen(
+    open_page: Any, server: str, artifacts: Path, lang: str
+) -> None:
+    page, _ = open_page(390, 844, locale="zh-CN" if lang == "zh-CN" else "en-US")
+    page.goto(server + f"/descent?lang={lang}")
+    page.wait_for_function("Number(document.body.dataset.races ?? 0) > 0", timeout=60_000)
+    assert _scroll_width(page) <= 390 + 1, "the page scrolls sideways before the race"
+    _after_race(page, lambda: page.locator("#race").click())
+    assert page.locator("#error").is_hidden(), page.locator("#error").inner_text()
+    assert page.locator("#legend tbody tr").count() == 2
+    assert page.locator("#plot .scatterlayer .trace").count() >= 2
+    assert page.locator("#chart-loss .scatterlayer .trace").count() >= 2  # a curve per run
+    for plot in ("#plot", "#chart-loss", "#chart-lr", "#chart-grad"):
+        box = page.locator(plot).bounding_box()
+        assert box is not None, plot
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390, (plot, box)
+        assert box["width"] > 200, (plot, box)
+    assert _scroll_width(page) <= 390 + 1, "the page scrolls sideways after the race"
+    page.screenshot(path=str(artifacts / f"descent-{lang}-390x844.png"), full_page=True)

@@ -168,3 +168,34 @@ def test_a_training_run_starts_by_keyboard_with_visible_focus(
         assert _traces(page, plot) >= 1, plot
     assert page.evaluate("s => document.activeElement.matches(s)", run)  # focus stays put
     page.screenshot(path=str(artifacts / "training-keyboard-focus-1280x720.png"))
+
+
+def _scroll_width(page: Any) -> int:
+    return int(page.evaluate("document.documentElement.scrollWidth"))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_a_training_run_on_a_phone_fits_the_screen(
+        open_page: Any, server: str, artifacts: Path, lang: str) -> None:
+    page, problems = open_page(390, 844, locale="zh-CN" if lang == "zh-CN" else "en-US")
+    _open(page, server + f"/training?lang={lang}#lesson=flow&flow.width=32&flow.steps=10"
+          "&train.steps=100")
+    assert _scroll_width(page) <= 390 + 1, "the page scrolls sideways before the run"
+    page.locator("#tab-train").click()
+    _after_run(page, lambda: page.locator("#panel-train button[type=submit]").click())
+    _forgive_the_stream(problems, server)
+    assert page.evaluate("document.body.dataset.trained") == "100"
+    assert page.locator("#panel-train .error").is_hidden()
+    assert _traces(page, "train-boundary") == 2  # the two classes over the heatmap
+    for plot in ("train-loss", "train-norm", "train-lr"):
+        assert _traces(page, plot) >= 1, plot
+    panel = page.locator("#panel-train").bounding_box()
+    for plot in ("train-boundary", "train-loss", "train-norm", "train-lr"):
+        box = page.locator(f"#{plot}").bounding_box()
+        assert box is not None and panel is not None, plot
+        right = box["x"] + box["width"]
+        assert box["x"] >= 0 and right <= 390 and right <= panel["x"] + panel["width"] + 1, \
+            (plot, box, panel)
+        assert box["width"] > 200, (plot, box)
+    assert _scroll_width(page) <= 390 + 1, "the page scrolls sideways after the run"
+    page.screenshot(path=str(artifacts / f"training-{lang}-390x844.png"), full_page=True)
