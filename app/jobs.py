@@ -47,6 +47,11 @@ def graph(code: str, device: str, limits: Limits) -> Graph:
     return trace(execution, recorder, torch_device)
 
 
+def graph_json(code: str, device: str, limits: Limits) -> bytes:
+    """graph(), as the reply's JSON body (a GraphResponse), written here in the worker."""
+    return wire.dumps(graph(code, device, limits))
+
+
 # The descent lab's jobs answer with the reply's JSON body (app.wire): these fields hold
 # float32 tensors' values, written as float32s.
 _FLOAT32 = ("x", "y", "z", "points", "loss", "grad", "grad_norm", "grad_norm_clipped", "state",

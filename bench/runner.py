@@ -3,7 +3,8 @@
 Prints four figures, each a ratio or rate measured in this one run against a baseline also
 measured in it, so a slow or noisy machine moves both sides alike:
 
-1. in-process: the sandbox job for the tutorial's S2 (run_program + trace) ÷ plain torch;
+1. in-process: the sandbox job for the tutorial's S2 (run_program, trace, the reply's JSON) ÷
+   plain torch;
 2. HTTP p50 of POST /api/graph (S2) ÷ HTTP p50 of GET /healthz, one keep-alive connection;
 3. requests per second with 50 concurrent clients posting S2, with no errors;
 4. the same load with 10% hostile programs: benign p99 against the calm run's p99.
@@ -48,7 +49,7 @@ def _median_ratio(repeats: int) -> tuple[float, float, float]:
     """Median CPU seconds of the sandbox job and of plain torch on S2, and their ratio."""
     import torch
 
-    from app.jobs import graph
+    from app.jobs import graph_json
     from app.sandbox.limits import Limits
 
     torch.set_num_threads(1)  # as in a sandbox worker
@@ -59,7 +60,7 @@ def _median_ratio(repeats: int) -> tuple[float, float, float]:
             exec(code, {})  # the baseline: what a learner's own Python would do
 
     def runner() -> None:
-        graph(S2, "cpu", limits)
+        graph_json(S2, "cpu", limits)  # what a worker runs for POST /api/graph
 
     # CPU time of this thread, not wall time: both sides are single-threaded CPU work, and on
     # a shared machine wall time also counts whoever else had the core meanwhile.

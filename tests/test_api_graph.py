@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import math
 import re
 import traceback
@@ -12,7 +13,10 @@ import pytest
 import torch
 from fastapi.testclient import TestClient
 
+from app import schemas, wire
+from app.jobs import graph
 from app.lessons import LESSONS
+from app.sandbox.limits import Limits
 from tests.helpers import assert_error
 
 _ADDRESS = re.compile(r" object at 0x[0-9a-f]+")
@@ -201,3 +205,24 @@ def test_cross_entropy_graph_carries_nll_losss_saved_ignore_index(client: TestCl
     nll = next(n for n in body["nodes"] if n["op"] == "NllLossBackward0")
     saved = {s["name"]: s["value"] for s in nll["saved"]}
     assert saved["ignore_index"] == 2**64 - 100  # torch reads -100 back as a uint64
+
+
+@pytest.mark.parametrize("name", ["S2", "S9", "S10", "S21", "S17"])
+def test_the_workers_json_is_the_documented_graph_field_for_field(client: TestClient,
+                                                                   name: str) -> None:
+    # The worker writes the body (app.wire); it must say what the response model says the
+    # job's Graph says, with no field more or less.
+    code = LESSONS[name].program
+    body = client.post("/api/graph", json={"code": code})
+    assert body.status_code == 200, body.text
+    ours = schemas.GraphResponse.model_validate_json(body.content)
+    expected = schemas.GraphResponse.model_validate(graph(code, "cpu", Limits()),
+                                                    from_attributes=True)
+    assert ours.model_dump() == expected.model_dump()
+    assert set(body.json()) == set(schemas.GraphResponse.model_fields)
+    for node in body.json()["nodes"]:
+        assert set(node) == set(schemas.NodeOut.model_fields)
+
+
+def test_a_number_past_64_bits_still_makes_json() -> None:
+    assert json.loads(wire.dumps({"n": 2**70, "x": [1.5]})) == {"n": 2**70, "x": [1.5]}
