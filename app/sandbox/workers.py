@@ -2,7 +2,8 @@
 
 A job is "package.module:function" plus keyword arguments. Workers fork from a forkserver that has
 already imported torch, so replacing a killed one takes milliseconds. Linux only: the limits come
-from setrlimit, /proc and prctl.
+from setrlimit, /proc and prctl. This module is the pool, in the server process; what runs inside
+each worker is in worker_process.py.
 
 The server awaits a job on its event loop: the loop watches the worker's end of the pipe, so a
 request waiting on a worker, or for one, holds no thread.
@@ -12,34 +13,26 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import gc
-import importlib
 import logging
-import math
 import multiprocessing
 import os
-import resource
 import shutil
 import signal
 import tempfile
 import threading
 import time
-import traceback
 from collections import deque
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait
 from multiprocessing.process import BaseProcess
 
-from app.errors import AppError, Busy, ProgramError, Timeout, TooLarge
+from app.errors import AppError, Busy, ProgramError, Timeout
+from app.sandbox.worker_process import _out_of_memory, _serve, _usage
 
 _log = logging.getLogger(__name__)
 
 _POLL_SECONDS = 0.025  # how often a waiting caller checks the clock and the worker's memory
 _START_SECONDS = 30.0  # a worker not ready by then has failed to start
-_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-_PR_SET_PDEATHSIG = 1
 
 
 @dataclass(eq=False, slots=True)
@@ -372,137 +365,3 @@ def _uses_cuda(device: str) -> bool:
     except ImportError:
         return False
     return torch.cuda.is_available()
-
-
-def _statm(pid: int | str) -> tuple[int, int]:
-    """(virtual, resident) bytes of a process, from /proc; (0, 0) once it has exited."""
-    try:
-        with open(f"/proc/{pid}/statm") as file:
-            virtual, resident = file.read().split()[:2]
-    except (FileNotFoundError, ProcessLookupError):
-        return 0, 0  # the pipe's EOF will report the exit
-    return int(virtual) * _PAGE_BYTES, int(resident) * _PAGE_BYTES
-
-
-def _usage(pid: int) -> tuple[float, int]:
-    """(CPU seconds, resident bytes) of a process, from one read of /proc; zeros once it exited."""
-    try:
-        with open(f"/proc/{pid}/stat") as file:
-            fields = file.read().rsplit(")", 1)[1].split()
-    except (FileNotFoundError, ProcessLookupError):
-        return 0.0, 0  # the pipe's EOF will report the exit
-    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, int(fields[21]) * _PAGE_BYTES
-
-
-def _out_of_memory(memory_mb: int) -> TooLarge:
-    return TooLarge(f"the program ran out of memory (limit {memory_mb} MiB per worker)",
-                    hint_key="hint.too_large")
-
-
-# Everything below runs inside a worker process.
-
-
-def _serve(conn: Connection, memory_mb: int, limit_address_space: bool, cwd: str) -> None:
-    """Confine this process, report its idle memory, then run jobs until the server goes away."""
-    _confine(memory_mb, limit_address_space, cwd)
-    _freeze_heap()
-    conn.send(_statm("self")[1])
-    first = True
-    while True:
-        try:
-            target, kwargs, cpu_seconds = conn.recv()
-        except EOFError:
-            return
-        reply = _run_job(target, kwargs, cpu_seconds, memory_mb)
-        try:
-            conn.send(reply)
-        except Exception as error:  # the value does not pickle, or is too large to
-            conn.send(_failure(error, memory_mb))
-        if first:  # the warm-up job's lazy imports and caches are long-lived too
-            first = False
-            _freeze_heap()
-
-
-def _freeze_heap() -> None:
-    """Keep the garbage collector off what is alive now: torch's and the app's modules.
-
-    A full collection walks every tracked object, some 300,000 once torch is imported: about
-    0.1 s, and a job that builds many lists (a race's trajectories) sets one off at random.
-    Frozen objects are never walked again; only what jobs make is. (gc.freeze, as in Python's
-    docs for pre-fork servers.)
-
-    .. note:: No gc.collect() first, though the docs suggest one: it is that same 0.1 s, paid
-       by every new worker, and a class under attack replaces a worker for every program that
-       hits a limit. What it would free (the imports' and the warm-up's few cycles) stays.
-    """
-    gc.freeze()
-
-
-def _confine(memory_mb: int, limit_address_space: bool, cwd: str) -> None:
-    with contextlib.suppress(OSError, AttributeError):  # without it, EOF still ends idle workers
-        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-    _close_helper_pipes()
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # ^C reaches the process group; the pool ends us
-    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # so a write past RLIMIT_FSIZE raises OSError
-    devnull = os.open(os.devnull, os.O_RDONLY)
-    os.dup2(devnull, 0)
-    os.close(devnull)
-    os.chdir(cwd)  # the pool's empty directory; RLIMIT_FSIZE below keeps every file empty
-    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    try:
-        import torch
-    except ImportError:
-        pass
-    else:  # many workers on few cores must not oversubscribe them
-        torch.set_num_threads(1)
-        with contextlib.suppress(RuntimeError):  # inter-op work already ran in the forkserver
-            torch.set_num_interop_threads(1)
-    if limit_address_space:
-        limit = _statm("self")[0] + (memory_mb << 20)
-        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
-
-
-def _close_helper_pipes() -> None:
-    # The forkserver hands each child its "alive" pipe (so the child could start processes too)
-    # and the resource tracker's pipe. Holding the first, a busy worker would keep the forkserver
-    # alive after the server dies, and so escape PR_SET_PDEATHSIG.
-    from multiprocessing import forkserver, resource_tracker
-
-    for owner, name in ((getattr(forkserver, "_forkserver", None), "_forkserver_alive_fd"),
-                        (getattr(resource_tracker, "_resource_tracker", None), "_fd")):
-        fd = getattr(owner, name, None)
-        if isinstance(fd, int):
-            setattr(owner, name, None)
-            os.close(fd)
-
-
-def _run_job(target: str, kwargs: dict[str, object], cpu_seconds: float,
-             memory_mb: int) -> tuple[object, ...]:
-    # RLIMIT_CPU counts whole seconds over the process's life, so the budget starts from what
-    # this worker has used so far. Only the soft limit moves, so it can be restored afterwards;
-    # the parent's wall-clock kill backs up a job that survives SIGXCPU.
-    soft, hard = resource.getrlimit(resource.RLIMIT_CPU)
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    limit = math.ceil(usage.ru_utime + usage.ru_stime + cpu_seconds)
-    resource.setrlimit(resource.RLIMIT_CPU,
-                       (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard))
-    try:
-        module, _, name = target.partition(":")
-        return ("ok", getattr(importlib.import_module(module), name)(**kwargs))
-    except AppError as error:
-        return ("error", error)
-    except Exception as error:
-        return _failure(error, memory_mb)
-    finally:
-        resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-
-
-def _failure(error: Exception, memory_mb: int) -> tuple[object, ...]:
-    # .. note:: torch's CPU allocator reports an exhausted RLIMIT_AS as RuntimeError
-    #    ("DefaultCPUAllocator: can't allocate memory"), not MemoryError; CUDA raises
-    #    torch.OutOfMemoryError.
-    if (isinstance(error, MemoryError) or "can't allocate memory" in str(error)
-            or type(error).__name__ == "OutOfMemoryError"):
-        return ("error", _out_of_memory(memory_mb))
-    return ("bug", f"{type(error).__name__}: {error}", traceback.format_exc())
