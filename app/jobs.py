@@ -14,6 +14,7 @@ import torch._dynamo  # noqa: F401
 
 from app import wire
 from app.errors import AppError, ProgramError
+from app.graph import Graph
 from app.optimizers import Race, Run, Sweep, race
 from app.recording import GraphRecorder
 from app.sandbox.interpreter import Execution, run_program
@@ -22,7 +23,7 @@ from app.surfaces import SURFACES, Grid, evaluate, resolve
 from app.sweeps import SWEEP_STEPS, Basins, sweep_lr
 from app.sweeps import basins as find_basins
 from app.tensors import pick_device
-from app.tracing import Graph, trace
+from app.tracing import trace
 from app.training import LESSONS
 
 

@@ -1,4 +1,4 @@
-"""trace(execution, recorder) -> Graph: the graph PyTorch built, as dataclasses of plain values.
+"""trace(execution, recorder) -> Graph: the graph PyTorch built, as app.graph's dataclasses.
 
 Nodes are tensors, as in the tutorial's drawing: leaves (AccumulateGrad's variable), tensors
 made by a grad_fn, and constants (numbers and tensors that don't require grad) feeding an op.
@@ -7,12 +7,23 @@ The walk is breadth first over grad_fn from the roots, in the program's order, s
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 import torch
 
 from app.errors import TooLarge
+from app.graph import (
+    Backward,
+    Edge,
+    Gradcheck,
+    GradIn,
+    Graph,
+    Node,
+    Nonfinite,
+    Saved,
+    Step,
+    Variable,
+)
 from app.recording import GraphRecorder, saved_tensors, walk
 from app.sandbox.interpreter import Execution, Produced
 from app.tensors import (
@@ -23,113 +34,6 @@ from app.tensors import (
     plain_number,
     to_plain,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Variable:
-    """A tensor the program bound to a name, as the learner would inspect it."""
-
-    value: Any
-    grad: Any
-    requires_grad: bool
-    is_leaf: bool
-    grad_fn: str | None
-    shape: list[int]
-    dtype: str
-    line: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Saved:
-    name: str
-    value: Any
-    shape: list[int] | None
-
-
-@dataclass(slots=True)
-class Node:
-    id: str
-    kind: str
-    name: str | None
-    op: str | None
-    shape: list[int] | None
-    dtype: str | None
-    value: Any
-    grad: Any = None
-    grad_kept: bool = False
-    requires_grad: bool = False
-    is_leaf: bool = False
-    retains_grad: bool = False
-    is_output: bool = False
-    line: int | None = None
-    module: str | None = None
-    origin: str = "forward"
-    saved: list[Saved] = field(default_factory=list)
-    nonfinite: bool = False
-
-
-@dataclass(frozen=True, slots=True)
-class Edge:
-    source: str
-    target: str
-    kind: str
-    input: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class GradIn:
-    target: str | None
-    grad: Any
-    local: Any
-
-
-@dataclass(frozen=True, slots=True)
-class Step:
-    node: str
-    op: str
-    grad_outputs: list[Any]
-    grad_inputs: list[GradIn]
-
-
-@dataclass(frozen=True, slots=True)
-class Backward:
-    index: int
-    kind: str
-    line: int
-    roots: list[str]
-    create_graph: bool
-    retain_graph: bool
-    steps: list[Step]
-    leaf_grads: dict[str, Any]
-    error: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class Gradcheck:
-    line: int
-    passed: bool
-    message: str | None
-    analytical: Any
-    numerical: Any
-
-
-@dataclass(frozen=True, slots=True)
-class Nonfinite:
-    node: str
-    where: str
-
-
-@dataclass(frozen=True, slots=True)
-class Graph:
-    device: str
-    stdout: str
-    variables: dict[str, Variable]
-    nodes: list[Node]
-    edges: list[Edge]
-    backward: list[Backward]
-    gradchecks: list[Gradcheck]
-    first_nonfinite: Nonfinite | None
-    truncated: bool
 
 
 def trace(execution: Execution, recorder: GraphRecorder, device: torch.device) -> Graph:

@@ -9,10 +9,10 @@ import pytest
 import torch
 
 from app.errors import ProgramError, TooLarge
+from app.graph import Graph, Node
 from app.jobs import graph
 from app.lessons import LESSONS
 from app.sandbox.limits import Limits
-from app.tracing import Graph, Node
 
 LIMITS = Limits()
 
