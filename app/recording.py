@@ -98,7 +98,7 @@ def _saved_names(node_type: type) -> tuple[str, ...]:
 
 
 class GraphRecorder:
-    """A Recorder (see app.sandbox.evaluator) that keeps what the graph lab draws."""
+    """A Recorder (see app.sandbox.runtime) that keeps what the graph lab draws."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits

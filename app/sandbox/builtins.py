@@ -17,7 +17,7 @@ from app.sandbox import allowlist as al
 from app.sandbox import sizes
 
 if TYPE_CHECKING:
-    from app.sandbox.evaluator import Evaluator
+    from app.sandbox.runtime import Runtime
 
 EXCEPTIONS: dict[str, type[BaseException]] = {
     kind.__name__: kind for kind in (
@@ -31,7 +31,7 @@ EXCEPTIONS: dict[str, type[BaseException]] = {
 _ADD = ast.Add()
 
 
-def builtins_for(machine: Evaluator) -> dict[str, object]:
+def builtins_for(machine: Runtime) -> dict[str, object]:
     """The builtins, bound to one run's limits and step counter."""
     take = machine.materialize
 

@@ -16,13 +16,14 @@ from app.errors import Disallowed, ProgramError, TooLarge
 from app.sandbox import guards
 
 if TYPE_CHECKING:
-    from app.sandbox.evaluator import Evaluator, Scope
+    from app.sandbox.runtime import Runtime
+    from app.sandbox.scope import Scope
 
 
 class UserFunction:
     """A function the program defined; calling it runs its body in a fresh scope."""
 
-    def __init__(self, machine: Evaluator, name: str, args: ast.arguments,
+    def __init__(self, machine: Runtime, name: str, args: ast.arguments,
                  body: list[ast.stmt] | ast.expr, scope: Scope) -> None:
         self.machine = machine
         self.__name__ = name
@@ -41,7 +42,7 @@ class UserFunction:
         return f"<function {self.__name__}>"
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        from app.sandbox.evaluator import Break, Continue, Return, Scope
+        from app.sandbox.scope import Break, Continue, Return, Scope
 
         machine = self.machine
         if machine.depth >= machine.limits.recursion:
@@ -104,7 +105,7 @@ class UserFunction:
 class Functions:
     """Makes and recognises the program's functions and autograd.Function classes."""
 
-    def __init__(self, machine: Evaluator) -> None:
+    def __init__(self, machine: Runtime) -> None:
         self.machine = machine
         self.classes: set[type] = set()
 

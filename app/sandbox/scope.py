@@ -1,0 +1,62 @@
+"""Scopes (the program's variables, or one call's) and break/continue/return, which unwind them."""
+
+from __future__ import annotations
+
+import builtins as python_builtins
+from typing import TYPE_CHECKING
+
+from app.errors import Disallowed
+from app.sandbox import guards
+
+if TYPE_CHECKING:
+    from app.sandbox.runtime import Runtime
+
+
+class ControlFlow(BaseException):  # noqa: N818 - not an error: break/continue/return
+    """Unwinds to the loop or call that handles it; never seen by the program's try/except."""
+
+
+class Break(ControlFlow):
+    pass
+
+
+class Continue(ControlFlow):
+    pass
+
+
+class Return(ControlFlow):
+    def __init__(self, value: object) -> None:
+        self.value = value
+
+
+class Scope:
+    """Variables of the program or of one function call, with the enclosing scope behind."""
+
+    __slots__ = ("vars", "parent")
+
+    def __init__(self, parent: Scope | None = None) -> None:
+        self.vars: dict[str, object] = {}
+        self.parent = parent
+
+    def get(self, name: str, machine: Runtime) -> object:
+        guards.check_name(name, machine.line)
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.vars:
+                return scope.vars[name]
+            scope = scope.parent
+        if name in machine.builtins:
+            return machine.builtins[name]
+        if hasattr(python_builtins, name):  # open, eval, getattr, type, ...: say so plainly
+            raise Disallowed(f"'{name}' is not available in the lab", line=machine.line,
+                             hint_key="hint.disallowed_name")
+        raise NameError(f"name '{name}' is not defined")
+
+    def set(self, name: str, value: object) -> None:
+        self.vars[name] = value
+
+    def delete(self, name: str, machine: Runtime) -> None:
+        guards.check_name(name, machine.line)
+        if name not in self.vars:
+            raise NameError(f"name '{name}' is not defined")
+        del self.vars[name]

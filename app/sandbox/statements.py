@@ -1,0 +1,232 @@
+"""Statements: Machine runs a block one statement at a time, counting steps and the clock."""
+
+from __future__ import annotations
+
+import ast
+import time
+from collections.abc import Callable
+from contextlib import ExitStack
+from typing import Any
+
+from app.errors import AppError, Disallowed, Timeout
+from app.sandbox import allowlist as al
+from app.sandbox import guards
+from app.sandbox.builtins import EXCEPTIONS
+from app.sandbox.evaluator import Evaluator
+from app.sandbox.limits import Limits
+from app.sandbox.runtime import Recorder
+from app.sandbox.scope import Break, Continue, ControlFlow, Return, Scope
+
+
+class Machine(Evaluator):
+    """The statements; expressions live in evaluator.Evaluator."""
+
+    def __init__(self, limits: Limits, recorder: Recorder | None) -> None:
+        super().__init__(limits, recorder)
+        self.deadline = time.monotonic() + limits.wall_seconds
+        self.next_clock = 0  # the step at which to look at the clock again
+
+    def tick(self, cost: int = 1) -> None:
+        self.steps += cost
+        if self.steps > self.limits.steps:
+            raise Timeout(f"the program took more than {self.limits.steps:,} steps",
+                          line=self.line, hint_key="hint.steps")
+        if self.steps >= self.next_clock:  # a step can be one big tensor op: look often
+            self.next_clock = self.steps + 16
+            if time.monotonic() > self.deadline:
+                raise Timeout(f"the program ran longer than {self.limits.wall_seconds:g} s",
+                              line=self.line, hint_key="hint.timeout")
+
+    def exec_block(self, body: list[ast.stmt], scope: Scope) -> None:
+        for stmt in body:
+            self.line = stmt.lineno
+            self.tick()
+            handler: Callable[[Machine, Any, Scope], None] | None = _STATEMENTS.get(type(stmt))
+            if handler is None:
+                raise Disallowed(f"'{type(stmt).__name__}' statements are not allowed",
+                                 line=stmt.lineno, hint_key="hint.disallowed_syntax")
+            try:
+                handler(self, stmt, scope)
+            except ControlFlow:
+                raise
+            except BaseException:
+                if self.error_line is None:
+                    self.error_line = stmt.lineno  # the innermost line the error came from
+                raise
+
+    # --- statements ----------------------------------------------------------------------------
+
+    def _expr(self, node: ast.Expr, scope: Scope) -> None:
+        self.evaluate(node.value, scope)
+
+    def _assign(self, node: ast.Assign, scope: Scope) -> None:
+        value = self.evaluate(node.value, scope)
+        for target in node.targets:
+            self.assign(target, value, scope)
+
+    def _ann_assign(self, node: ast.AnnAssign, scope: Scope) -> None:
+        if node.value is not None:
+            self.assign(node.target, self.evaluate(node.value, scope), scope)
+
+    def _aug_assign(self, node: ast.AugAssign, scope: Scope) -> None:
+        target = node.target
+        value = self.evaluate(node.value, scope)
+        if isinstance(target, ast.Name):
+            scope.set(target.id, self.binary(node.op, scope.get(target.id, self), value, True))
+        elif isinstance(target, ast.Attribute):
+            obj = self.evaluate(target.value, scope)
+            old = guards.get_attribute(obj, target.attr, self.line)
+            guards.set_attribute(obj, target.attr, self.binary(node.op, old, value, True),
+                                 self.line)
+        elif isinstance(target, ast.Subscript):
+            obj = self.evaluate(target.value, scope)
+            key = self.evaluate(target.slice, scope)
+            self.set_item(obj, key, self.binary(node.op, self.get_item(obj, key), value, True))
+        else:
+            raise Disallowed("this augmented assignment is not allowed", line=self.line,
+                             hint_key="hint.disallowed_syntax")
+
+    def _if(self, node: ast.If, scope: Scope) -> None:
+        self.exec_block(node.body if self.evaluate(node.test, scope) else node.orelse, scope)
+
+    def _for(self, node: ast.For, scope: Scope) -> None:
+        for item in self.iterate(self.evaluate(node.iter, scope)):
+            self.assign(node.target, item, scope)
+            try:
+                self.exec_block(node.body, scope)
+            except Break:
+                return
+            except Continue:
+                continue
+        self.exec_block(node.orelse, scope)
+
+    def _while(self, node: ast.While, scope: Scope) -> None:
+        while self.evaluate(node.test, scope):
+            self.tick()
+            try:
+                self.exec_block(node.body, scope)
+            except Break:
+                return
+            except Continue:
+                continue
+        self.exec_block(node.orelse, scope)
+
+    def _break(self, node: ast.Break, scope: Scope) -> None:
+        raise Break
+
+    def _continue(self, node: ast.Continue, scope: Scope) -> None:
+        raise Continue
+
+    def _pass(self, node: ast.Pass, scope: Scope) -> None:
+        pass
+
+    def _return(self, node: ast.Return, scope: Scope) -> None:
+        raise Return(None if node.value is None else self.evaluate(node.value, scope))
+
+    def _delete(self, node: ast.Delete, scope: Scope) -> None:
+        for target in node.targets:
+            if not isinstance(target, ast.Name):
+                raise Disallowed("only names can be deleted", line=self.line,
+                                 hint_key="hint.disallowed_syntax")
+            scope.delete(target.id, self)
+
+    def _assert(self, node: ast.Assert, scope: Scope) -> None:
+        if not self.evaluate(node.test, scope):
+            raise AssertionError(* ([self.evaluate(node.msg, scope)] if node.msg else []))
+
+    def _function_def(self, node: ast.FunctionDef, scope: Scope) -> None:
+        if node.decorator_list:
+            raise Disallowed("decorators are not allowed here", line=node.decorator_list[0].lineno,
+                             hint_key="hint.disallowed_syntax")
+        scope.set(node.name, self.functions.make_function(node, scope))
+
+    def _class_def(self, node: ast.ClassDef, scope: Scope) -> None:
+        scope.set(node.name, self.functions.make_autograd_function(node, scope))
+
+    def _with(self, node: ast.With, scope: Scope) -> None:
+        with ExitStack() as stack:
+            for item in node.items:
+                manager = self.evaluate(item.context_expr, scope)
+                if not isinstance(manager, al.CONTEXT_MANAGERS):
+                    raise Disallowed(f"'{type(manager).__name__}' cannot be used in 'with'",
+                                     line=self.line, hint_key="hint.disallowed_syntax")
+                value: Any = stack.enter_context(manager)  # type: ignore[arg-type]
+                if item.optional_vars is not None:
+                    self.assign(item.optional_vars, value, scope)
+            self.exec_block(node.body, scope)
+
+    def _try(self, node: ast.Try, scope: Scope) -> None:
+        try:
+            self._try_handlers(node, scope)
+        except _LIMITS:
+            raise  # not even a `finally: break` may swallow a limit
+        except BaseException:
+            self.exec_block(node.finalbody, scope)
+            raise
+        self.exec_block(node.finalbody, scope)
+
+    def _try_handlers(self, node: ast.Try, scope: Scope) -> None:
+        try:
+            self.exec_block(node.body, scope)
+        except (*_LIMITS, ControlFlow):
+            raise  # the limits hold whatever the program catches
+        except Exception as exc:  # noqa: BLE001 - matched against the program's handlers
+            raised_at = self.error_line
+            for handler in node.handlers:
+                self.line = self.error_line = handler.lineno  # an error here is this line's
+                kinds = Exception if handler.type is None else self.evaluate(handler.type, scope)
+                if not _is_exception_type(kinds):
+                    raise Disallowed("'except' takes exception classes such as RuntimeError",
+                                     line=self.line, hint_key="hint.disallowed_syntax") from None
+                if isinstance(exc, kinds):
+                    self.error_line = None
+                    if handler.name:
+                        guards.check_name(handler.name, self.line)
+                        scope.set(handler.name, exc)
+                    self.exec_block(handler.body, scope)
+                    break
+            else:
+                self.error_line = raised_at
+                raise
+        else:
+            self.exec_block(node.orelse, scope)
+
+    def _import(self, node: ast.Import, scope: Scope) -> None:
+        for alias in node.names:
+            space = self.namespace(alias.name)
+            if alias.asname is not None:
+                scope.set(alias.asname, space)
+            else:
+                root = alias.name.split(".")[0]
+                scope.set(root, self.namespace(root))
+
+    def _import_from(self, node: ast.ImportFrom, scope: Scope) -> None:
+        space = self.namespace(node.module or "" if node.level == 0 else ".")
+        for alias in node.names:
+            if alias.name == "*":
+                raise Disallowed("'import *' is not allowed; name what you import",
+                                 line=self.line, hint_key="hint.import")
+            value = guards.get_attribute(space, alias.name, self.line)
+            scope.set(alias.asname or alias.name, value)
+
+
+# Errors that end the program whatever it catches: the limits, and Python's own running out.
+_LIMITS = (AppError, RecursionError, MemoryError)
+
+
+def _is_exception_type(kinds: object) -> bool:
+    pool = tuple(EXCEPTIONS.values())
+    if isinstance(kinds, tuple):
+        return all(k in pool for k in kinds)
+    return kinds in pool
+
+
+_STATEMENTS: dict[type[ast.stmt], Callable[[Machine, Any, Scope], None]] = {
+    ast.Expr: Machine._expr, ast.Assign: Machine._assign, ast.AnnAssign: Machine._ann_assign,
+    ast.AugAssign: Machine._aug_assign, ast.If: Machine._if, ast.For: Machine._for,
+    ast.While: Machine._while, ast.Break: Machine._break, ast.Continue: Machine._continue,
+    ast.Pass: Machine._pass, ast.Return: Machine._return, ast.Delete: Machine._delete,
+    ast.Assert: Machine._assert, ast.FunctionDef: Machine._function_def,
+    ast.ClassDef: Machine._class_def, ast.With: Machine._with, ast.Try: Machine._try,
+    ast.Import: Machine._import, ast.ImportFrom: Machine._import_from,
+}
