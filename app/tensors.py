@@ -108,3 +108,60 @@ def pick_device(name: str) -> torch.device:
                                hint_key="hint.no_cuda")
         return torch.device("cuda")
     return torch.device("cpu")
+
+
+_DTYPE_NAMES: dict[torch.dtype, str] = {}
+
+
+def dtype_name(dtype: torch.dtype) -> str:
+    """"float32" for torch.float32: the name a learner writes after torch."""
+    if dtype not in _DTYPE_NAMES:
+        _DTYPE_NAMES[dtype] = str(dtype).removeprefix("torch.")
+    return _DTYPE_NAMES[dtype]
+
+
+class TensorReads:
+    """to_plain and all_finite, once per piece of memory, for one trace: a saved tensor is often
+    some node's value as well, and the variables table shows the nodes' tensors again.
+
+    Every read happens after the program, so the same memory, read as the same shape, strides
+    and dtype, holds the same values. Each tensor read is held until the trace ends, so neither
+    its id nor its memory can be reused by another meanwhile.
+    """
+
+    def __init__(self) -> None:
+        self._by_id: dict[tuple[int, int], Plain] = {}
+        self._by_memory: dict[tuple[Any, ...], Plain] = {}
+        self._finite: dict[int, bool] = {}
+        self._held: list[torch.Tensor] = []
+
+    def __call__(self, t: torch.Tensor | None, numel: int) -> Plain:
+        """to_plain(t, numel)."""
+        if t is None:
+            return None
+        seen = self._by_id.get((id(t), numel), _UNREAD)
+        if seen is not _UNREAD:
+            return seen
+        if t.layout != torch.strided:
+            return to_plain(t, numel)
+        key = (t.data_ptr(), t.storage_offset(), tuple(t.shape), t.stride(), t.dtype, t.device,
+               numel)
+        plain = self._by_memory.get(key, _UNREAD)
+        if plain is _UNREAD:
+            plain, finite = plain_and_finite(t, numel)
+            self._by_memory[key] = plain
+            if finite is not None:
+                self._finite.setdefault(id(t), finite)
+        self._by_id[id(t), numel] = plain
+        self._held.append(t)
+        return plain
+
+    def finite(self, t: torch.Tensor) -> bool:
+        """all_finite(t) (True for a tensor of integers or bools)."""
+        if id(t) not in self._finite:
+            self._finite[id(t)] = not t.is_floating_point() or all_finite(t)
+            self._held.append(t)
+        return self._finite[id(t)]
+
+
+_UNREAD: Any = object()

@@ -26,14 +26,7 @@ from app.graph import (
 )
 from app.recording import GraphRecorder, saved_tensors, walk
 from app.sandbox.interpreter import Execution, Produced
-from app.tensors import (
-    Plain,
-    all_finite,
-    numel_budget,
-    plain_and_finite,
-    plain_number,
-    to_plain,
-)
+from app.tensors import TensorReads, dtype_name, numel_budget, plain_number
 
 
 def trace(execution: Execution, recorder: GraphRecorder, device: torch.device) -> Graph:
@@ -66,7 +59,7 @@ class _Builder:
         self._edge_keys: set[tuple[str, str, str, int | None]] = set()
         self._keep: list[object] = []  # ids are only unique while their objects live
         self.numel = 1_000  # values each tensor sends in full; build() sets it by graph size
-        self.plain = _Plains()
+        self.plain = TensorReads()
 
     def build(self, device: torch.device) -> Graph:
         calls = self.recorder.calls
@@ -195,6 +188,8 @@ class _Builder:
         for name, param in self.names.items():
             if isinstance(param, torch.Tensor) and id(param) in self.of_tensor and "." in name:
                 self.of_tensor[id(param)].module = name.rsplit(".", 1)[0]
+        if not any(node.module for node in self.order):
+            return  # no module was called: nothing to spread
         consumers: dict[str, set[str | None]] = {}
         by_id = {n.id: n for n in self.nodes.values()}
         for edge in self.edges:
@@ -274,58 +269,17 @@ def _names(namespace: dict[str, object]) -> dict[str, object]:
     return names
 
 
-class _Plains:
-    """to_plain and all_finite, once per piece of memory: a saved tensor is often some node's
-    value as well, and the variables table shows the nodes' tensors again.
-
-    Every read happens after the program, so the same memory, read as the same shape, strides
-    and dtype, holds the same values. Each tensor read is held until the trace ends, so neither
-    its id nor its memory can be reused by another meanwhile.
-    """
-
-    def __init__(self) -> None:
-        self._by_id: dict[tuple[int, int], Plain] = {}
-        self._by_memory: dict[tuple[Any, ...], Plain] = {}
-        self._finite: dict[int, bool] = {}
-        self._held: list[torch.Tensor] = []
-
-    def __call__(self, t: torch.Tensor | None, numel: int) -> Plain:
-        if t is None:
-            return None
-        if (id(t), numel) in self._by_id:
-            return self._by_id[id(t), numel]
-        if t.layout != torch.strided:
-            return to_plain(t, numel)
-        key = (t.data_ptr(), t.storage_offset(), tuple(t.shape), t.stride(), t.dtype, t.device,
-               numel)
-        plain = self._by_memory.get(key)
-        if plain is None:
-            plain, finite = plain_and_finite(t, numel)
-            self._by_memory[key] = plain
-            if finite is not None:
-                self._finite.setdefault(id(t), finite)
-        self._by_id[id(t), numel] = plain
-        self._held.append(t)
-        return plain
-
-    def finite(self, t: torch.Tensor) -> bool:
-        if id(t) not in self._finite:
-            self._finite[id(t)] = not t.is_floating_point() or all_finite(t)
-            self._held.append(t)
-        return self._finite[id(t)]
-
-
 _UNSEEN = {"shape": None, "dtype": None, "value": None, "requires_grad": True}
 
 
-def _describe(t: torch.Tensor, numel: int, plain: _Plains) -> dict[str, Any]:
-    return {"shape": list(t.shape), "dtype": str(t.dtype).removeprefix("torch."),
+def _describe(t: torch.Tensor, numel: int, plain: TensorReads) -> dict[str, Any]:
+    return {"shape": list(t.shape), "dtype": dtype_name(t.dtype),
             "value": plain(t, numel), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
             "retains_grad": t.retains_grad,
             "grad": plain(t.grad, numel) if (t.is_leaf or t.retains_grad) else None}
 
 
-def _saved(value: object, numel: int, plain: _Plains) -> tuple[Any, list[int] | None]:
+def _saved(value: object, numel: int, plain: TensorReads) -> tuple[Any, list[int] | None]:
     if isinstance(value, torch.Tensor):
         return plain(value, numel), list(value.shape)
     # Plain numbers, not torch.tensor(value): nll_loss saves ignore_index=-100 as the uint64
@@ -339,17 +293,17 @@ def _saved(value: object, numel: int, plain: _Plains) -> tuple[Any, list[int] | 
     return str(value), None
 
 
-def _variables(execution: Execution, plain: _Plains) -> dict[str, Variable]:
+def _variables(execution: Execution, plain: TensorReads) -> dict[str, Variable]:
     lines = {id(p.tensor): p.line for p in execution.tensors}
     return {name: _variable(value, lines.get(id(value)), plain)
             for name, value in execution.namespace.items() if isinstance(value, torch.Tensor)}
 
 
-def _variable(t: torch.Tensor, line: int | None, plain: _Plains) -> Variable:
+def _variable(t: torch.Tensor, line: int | None, plain: TensorReads) -> Variable:
     # .grad of a non-leaf warns and is None unless retain_grad() was called: read it only
     # where torch keeps it.
     grad = t.grad if (t.is_leaf or t.retains_grad) else None
     return Variable(value=plain(t, 1_000), grad=plain(grad, 1_000), requires_grad=t.requires_grad,
                     is_leaf=t.is_leaf,
                     grad_fn=None if t.grad_fn is None else type(t.grad_fn).__name__,
-                    shape=list(t.shape), dtype=str(t.dtype).removeprefix("torch."), line=line)
+                    shape=list(t.shape), dtype=dtype_name(t.dtype), line=line)
