@@ -32,16 +32,16 @@ def all_finite(t: torch.Tensor) -> bool:
 
 def _finite(t: torch.Tensor, values: Any = None) -> bool:
     """No NaN or infinity in t; `values`, when given, is t.tolist() (read once by the caller)."""
-    if not (t.is_floating_point() or t.is_complex()):
-        return True
-    if t.is_floating_point() and t.numel() <= _SUM_NUMEL and t.device.type == "cpu" \
-            and t.dim() <= 2:
+    if not t.is_floating_point():
+        return not t.is_complex() or bool(torch.isfinite(t).all())
+    dim = t.dim()
+    if dim <= 2 and t.is_cpu and t.numel() <= _SUM_NUMEL:
         # A sum with a NaN or infinite term is NaN or infinite. One of finite terms is finite
         # unless it overflows, which doubles summing float32 values cannot; a float64 overflow
         # only sends the check on to torch.isfinite.
         if values is None:
             values = t.tolist()
-        total = values if t.dim() == 0 else sum(values) if t.dim() == 1 else sum(map(sum, values))
+        total = values if dim == 0 else sum(values) if dim == 1 else sum(map(sum, values))
         if math.isfinite(total):
             return True
     return bool(torch.isfinite(t).all())
@@ -73,12 +73,13 @@ def plain_and_finite(t: torch.Tensor | None, max_numel: int = 1_000) -> tuple[Pl
 def _to_plain(t: torch.Tensor | None, max_numel: int) -> tuple[Plain, bool | None]:
     if t is None or t.is_meta:  # a meta tensor has a shape but no values (.cpu() would raise)
         return None, None
-    t = t.detach().cpu()
-    numel = t.numel()
-    if numel <= max_numel:
+    t = t.detach()
+    if not t.is_cpu:
+        t = t.cpu()
+    if t.numel() <= max_numel:
         values = t.tolist()
         finite = _finite(t, values)
-        if t.is_complex() or not finite:
+        if not finite or t.is_complex():
             return _plain_list(values), finite  # NaN and infinities spelled out; complex as pairs
         return values, finite
     flat = t.reshape(-1)
