@@ -28,12 +28,6 @@ logger = logging.getLogger(__name__)
 _HTTP_TYPES = {404: "not_found", 405: "method_not_allowed"}
 
 
-# What each new sandbox worker runs before its first request: parse, torch calls, backward,
-# print and tracing, so that their first-use costs are not a learner's wait.
-_WARM_UP = ("import torch\nx = torch.ones(3, requires_grad=True)\n"
-            "y = (x * 2 + 1).sum()\ny.backward()\nprint(x.grad)\n")
-
-
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     # Imported here, not at the top, so that importing the app does not start the runner's
@@ -46,8 +40,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         memory_mb=settings.worker_memory_mb,
         device=settings.device,
         long_jobs=settings.sandbox_long_jobs,
-        warm_up=("app.jobs:graph", {"code": _WARM_UP, "device": settings.device,
-                                    "limits": settings.limits()}),
+        warm_up=("app.jobs:warm_up", {"device": settings.device, "limits": settings.limits()}),
     )
     pool.start()
     app.state.pool = pool
