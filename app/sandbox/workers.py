@@ -238,8 +238,9 @@ class WorkerPool:
         loop = asyncio.get_running_loop()
         replied: asyncio.Future[None] = loop.create_future()
         loop.add_reader(worker.conn.fileno(), _resolve, replied)
-        deadline = time.monotonic() + wall_seconds
-        cpu_at_first_poll: float | None = None  # most jobs are done before it
+        started = time.monotonic()
+        deadline = started + wall_seconds
+        cpu_at_start: float | None = None  # read at the first poll: most jobs end before it
         try:
             while True:
                 await asyncio.wait((replied,), timeout=min(
@@ -254,9 +255,12 @@ class WorkerPool:
                     raise _out_of_memory(self._memory_mb)
                 # Long means CPU used, not time taken: on a busy machine a quick program can
                 # take a while, and retiring its worker would only add a fork to the load.
-                if cpu_at_first_poll is None:
-                    cpu_at_first_poll = cpu
-                elif not worker.reniced and cpu - cpu_at_first_poll >= self._nice_after:
+                if cpu_at_start is None:
+                    # The job has run at most as long as it has been waited for (one thread),
+                    # so this is a floor for the worker's CPU when it began: a CPU burner is
+                    # moved to the back after 0.1 s of CPU, not 0.1 s after the first poll.
+                    cpu_at_start = cpu - (time.monotonic() - started)
+                if not worker.reniced and cpu - cpu_at_start >= self._nice_after:
                     self._renice(worker)
         finally:
             loop.remove_reader(worker.conn.fileno())
