@@ -71,8 +71,8 @@ zero_ fill_ copy_ normal_ uniform_ bernoulli_ exponential_ random_ fill_diagonal
 
 # Calls whose output can be far larger than their inputs, by the names torch calls them with
 # (torch.x, Tensor.x and Tensor.__x__ alike, so also the ones torch calls for itself, such as
-# torch.empty inside nn.Linear): sizes.SizeGuard measures them on the meta device first (shapes
-# only, no memory) and refuses them if the result is over the limit.
+# torch.empty inside nn.Linear): size_guard.SizeGuard measures them on the meta device first
+# (shapes only, no memory) and refuses them if the result is over the limit.
 GROWING_CALLS = frozenset("""
 zeros ones empty full rand randn randint randperm arange linspace logspace eye normal
 zeros_like ones_like empty_like full_like rand_like randn_like randint_like

@@ -22,6 +22,7 @@ from app.sandbox import guards, sizes
 from app.sandbox.builtins import EXCEPTIONS, builtins_for
 from app.sandbox.limits import Limits
 from app.sandbox.scope import Scope
+from app.sandbox.size_guard import MemoryMeter, SizeGuard
 
 # Writing a value as text (print, f-strings) once check_text has bounded how long the text can
 # be: torch's tensor formatting runs a score of ops on what the program already made, which
@@ -90,8 +91,8 @@ class Runtime:
         self.line: int | None = None
         self.stdout: list[str] = []
         self.stdout_bytes = 0
-        self.meter = sizes.MemoryMeter(limits)
-        self._guard = sizes.SizeGuard(limits, self.meter, lambda: self.line)
+        self.meter = MemoryMeter(limits)
+        self._guard = SizeGuard(limits, self.meter, lambda: self.line)
         self._guarding = False
         self.produced: dict[int, Any] = {}
         self.globals = Scope()
@@ -130,7 +131,7 @@ class Runtime:
     # --- shared machinery ----------------------------------------------------------------------
 
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
-        """Call fn if the allow-list lets the program (sizes.SizeGuard measures torch's calls)."""
+        """Call fn if the allow-list lets the program (SizeGuard measures torch's calls)."""
         guards.check_callable(fn, self._is_allowed, self.line)
         if self.functions.is_user_function(fn):
             return fn(*args, **kwargs)

@@ -1,31 +1,21 @@
-"""Size checks: integers, sequences, text, and every tensor a program's torch calls would make.
+"""Size checks: integers, sequences, text, and tensors' element counts and broadcasts.
 
-The tensor checks sit in one place, a TorchFunctionMode (`SizeGuard`), because torch is called
-from more places than the interpreter sees: nn layers call F.linear, `sorted` compares tensors,
-`x in xs` calls Tensor.__eq__, optimizers make their state. Each call is measured on the meta
-device (shapes, no memory) before it runs, and what it returns is counted against the limits.
+Each refuses, with TooLarge, a value or an operation before anything big is made. The
+interpreter calls the Python-value checks as it goes; size_guard.py's SizeGuard calls the tensor
+checks on every torch call a program makes.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import weakref
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any
+from collections.abc import Iterable, Sequence
 
 import numpy
 import torch
-import torch._dynamo  # noqa: F401 - see below
-from torch._C import _functorch
-from torch.overrides import TorchFunctionMode
 
 from app.errors import TooLarge
-from app.sandbox import allowlist as al
 from app.sandbox.limits import Limits
-
-# The meta device's Python kernels import torch._dynamo (800 modules, 2-4 s) on first use. Imported
-# here, it is in the workers' forkserver already, and no program's first check pays for it.
 
 # --- Python values -----------------------------------------------------------------------------
 
@@ -172,210 +162,3 @@ def nested_numel(data: object, limits: Limits, line: int | None) -> None:
     if isinstance(level, torch.Tensor):
         numel *= level.numel()
     check_numel(numel, "torch.tensor(...)", limits, line)
-
-
-def _to_meta(value: object, scalars: bool, seen: dict[int, object]) -> object:
-    """value with its tensors on the meta device; with scalars, 0-dim tensors become numbers.
-
-    seen holds each tensor's copy: torch.cat([x] * 100000) converts x once, not 100,000 times.
-    """
-    if isinstance(value, torch.Tensor):
-        if id(value) not in seen:
-            scalar = scalars and value.dim() == 0 and not value.is_meta
-            seen[id(value)] = value.item() if scalar else value.detach().to("meta")
-        return seen[id(value)]
-    if isinstance(value, (list, tuple)):
-        return type(value)(_to_meta(v, scalars, seen) for v in value)
-    return value
-
-
-def _at(args: Sequence[Any], kwargs: dict[str, Any], i: int, name: str,
-        default: Any = None) -> Any:
-    return args[i] if len(args) > i else kwargs.get(name, default)
-
-
-def _largest(t: Any) -> int:
-    return int(t.max()) if isinstance(t, torch.Tensor) and t.numel() else 0
-
-
-def _one_hot(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
-    classes = int(_at(args, kwargs, 1, "num_classes", -1))
-    return args[0].numel() * (classes if classes >= 0 else _largest(args[0]) + 1)
-
-
-def _bincount(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
-    return max(_largest(args[0]) + 1, int(_at(args, kwargs, 2, "minlength", 0)))
-
-
-def _repeat_interleave(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
-    repeats = _at(args, kwargs, 1, "repeats")
-    if repeats is None:  # torch.repeat_interleave(repeats)
-        return int(args[0].sum())
-    most = _largest(repeats) if isinstance(repeats, torch.Tensor) else int(repeats)
-    return most * args[0].numel()
-
-
-def _combinations(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
-    r = int(_at(args, kwargs, 1, "r", 2))
-    return math.comb(args[0].numel(), r) * r
-
-
-def _concatenated(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
-    tensors = _at(args, kwargs, 0, "tensors", ())
-    return sum(t.numel() for t in tensors if isinstance(t, torch.Tensor))
-
-
-# Calls measured from their inputs directly: those whose output size depends on the values in
-# a tensor, which the meta device cannot see, and concatenations, which it sees slowly (a meta
-# torch.cat of 100,000 tensors takes a second).
-_ESTIMATES: dict[str, Callable[[Sequence[Any], dict[str, Any]], int]] = {
-    "one_hot": _one_hot, "bincount": _bincount, "repeat_interleave": _repeat_interleave,
-    "combinations": _combinations, "cat": _concatenated, "concat": _concatenated,
-    "stack": _concatenated, "hstack": _concatenated, "vstack": _concatenated,
-    "dstack": _concatenated,
-}
-
-
-def _growing_numel(func: Callable[..., object], name: str, args: Sequence[Any],
-                   kwargs: dict[str, Any]) -> int:
-    """How many elements func(*args, **kwargs) would make, measured without making them."""
-    estimate = _ESTIMATES.get(name)
-    if estimate is not None and not any(isinstance(a, torch.Tensor) and a.is_meta for a in args):
-        return estimate(args, kwargs)
-    factory = name in al.FACTORIES
-    seen: dict[int, object] = {}
-    meta_args = [_to_meta(a, factory, seen) for a in args]
-    meta_kwargs = {k: _to_meta(v, factory, seen) for k, v in kwargs.items()}
-    if factory:
-        meta_kwargs["device"] = "meta"
-    result = func(*meta_args, **meta_kwargs)
-    results = result if isinstance(result, (list, tuple)) else (result,)
-    return sum(r.numel() for r in results if isinstance(r, torch.Tensor))
-
-
-def _pieces(name: str, args: Sequence[Any], kwargs: dict[str, Any]) -> int:
-    """How many tensors split, chunk, tensor_split or unbind would return."""
-    x = args[0]
-    dim = int(_at(args, kwargs, 1 if name == "unbind" else 2, "dim", 0))
-    size = x.shape[dim] if x.dim() else 1
-    if name == "unbind":
-        return size
-    sections = args[1] if len(args) > 1 else next(v for k, v in kwargs.items() if k != "dim")
-    if not isinstance(sections, int):
-        return len(sections) + 1
-    if name == "split":
-        return -(-size // max(sections, 1))
-    return min(sections, size) if name == "chunk" else sections
-
-
-_SPLITS = frozenset("split chunk tensor_split unbind".split())
-
-
-def _advanced_index(key: object) -> bool:
-    parts = key if isinstance(key, tuple) else (key,)
-    return any(isinstance(p, (torch.Tensor, list)) for p in parts)
-
-
-def _unbatched(t: torch.Tensor) -> torch.Tensor:
-    """The tensor behind torch.vmap's one-sample view of it; t itself outside vmap."""
-    while _functorch.is_batchedtensor(t):
-        t = _functorch.get_unwrapped(t)
-    return t
-
-
-def _samples(values: Sequence[object]) -> int:
-    """How many samples torch.vmap runs at once: 1, unless a tensor among values is batched.
-
-    .. note:: Under vmap a tensor's shape is one sample's (the descent lab maps a learner's
-       surface over 10,000 grid points), so every size here is multiplied by this.
-    """
-    most = 1
-    for t in values:
-        if isinstance(t, torch.Tensor) and _functorch.is_batchedtensor(t):
-            most = max(most, _unbatched(t).numel() // max(t.numel(), 1))
-    return most
-
-
-class MemoryMeter:
-    """Bytes held by the program's live tensors, so one program cannot take the worker's memory."""
-
-    def __init__(self, limits: Limits) -> None:
-        self.limits = limits
-        self.live = 0
-        self._seen: weakref.WeakValueDictionary[int, torch.Tensor] = weakref.WeakValueDictionary()
-
-    def add(self, t: torch.Tensor, line: int | None) -> None:
-        # These reads are the runner's, not the program's: with a SizeGuard active each one
-        # would go through its __torch_function__ (four calls, ~15 us, per tensor recorded).
-        with torch._C.DisableTorchFunction():
-            full = _unbatched(t)  # under vmap, t is one sample of it
-            check_numel(full.numel(), "this tensor", self.limits, line)
-            if t._base is not None or t.is_meta or id(t) in self._seen:
-                return  # a view shares its base's memory
-            nbytes = full.numel() * full.element_size()
-        self._seen[id(t)] = t
-        self.live += nbytes
-        weakref.finalize(t, self._free, nbytes)
-        if self.live > self.limits.tensor_memory_bytes:
-            raise TooLarge(f"the program's tensors hold {self.live / 2**20:.0f} MiB; the limit is "
-                           f"{self.limits.tensor_memory_bytes / 2**20:.0f} MiB", line=line,
-                           hint_key="hint.too_large")
-
-    def _free(self, nbytes: int) -> None:
-        self.live -= nbytes
-
-
-class SizeGuard(TorchFunctionMode):
-    """Measures every torch call made while a program runs, before it runs, and meters its result.
-
-    .. note:: torch pops a mode while its handler runs, so the meta-device measuring below does
-       not come back here; torch's own internals inside one call are not seen, only its inputs
-       and what it returns.
-    """
-
-    def __init__(self, limits: Limits, meter: MemoryMeter, line: Callable[[], int | None]) -> None:
-        super().__init__()
-        self.limits = limits
-        self.meter = meter
-        self.line = line
-
-    def __torch_function__(self, func: Callable[..., Any], types: object,
-                           args: Sequence[Any] = (), kwargs: dict[str, Any] | None = None) -> Any:
-        kwargs = kwargs or {}
-        name = getattr(func, "__name__", "").strip("_")  # Tensor.__matmul__ is matmul's
-        line = self.line()
-        self._measure(func, name, args, kwargs, line)
-        result = func(*args, **kwargs)
-        for t in result if isinstance(result, (list, tuple)) else (result,):
-            if isinstance(t, torch.Tensor):
-                self.meter.add(t, line)
-        return result
-
-    def _measure(self, func: Callable[..., Any], name: str, args: Sequence[Any],
-                 kwargs: dict[str, Any], line: int | None) -> None:
-        limits = self.limits
-        samples = _samples([*args, *kwargs.values()])
-        if name in al.GROWING_CALLS or (name == "getitem" and _advanced_index(args[1])):
-            try:
-                numel = _growing_numel(func, name, args, kwargs)
-            except Exception:  # noqa: BLE001 - torch reports the real error when the call runs
-                return
-            check_numel(numel * samples, f"{name}(...)", limits, line)
-        elif name in ("tensor", "as_tensor"):
-            nested_numel(_at(args, kwargs, 0, "data"), limits, line)
-        elif name == "new_tensor":
-            nested_numel(_at(args, kwargs, 1, "data"), limits, line)
-        elif name == "setitem" and isinstance(args[2], (list, tuple)):
-            nested_numel(args[2], limits, line)
-        elif name == "tolist":
-            check_sequence(args[0].numel(), limits, line)
-        elif name in _SPLITS:
-            try:
-                pieces = _pieces(name, args, kwargs)
-            except Exception:  # noqa: BLE001 - torch reports the real error when the call runs
-                return
-            check_sequence(pieces, limits, line)
-        else:
-            tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
-            if len(tensors) > 1:
-                check_broadcast(tensors, limits, line, samples)
