@@ -15,7 +15,8 @@ import torch._dynamo  # noqa: F401
 from app import wire
 from app.errors import AppError, ProgramError
 from app.graph import Graph
-from app.optimizers import Race, Run, Sweep, race
+from app.optimizers import Run
+from app.race import Race, Sweep, race
 from app.recording import GraphRecorder
 from app.sandbox.interpreter import Execution, run_program
 from app.sandbox.limits import Limits

@@ -8,7 +8,8 @@ from dataclasses import dataclass, replace
 import torch
 
 from app.errors import TooLarge
-from app.optimizers import Run, Sweep, final_losses, make_optimizer, race
+from app.optimizers import Run, make_optimizer
+from app.race import Sweep, final_losses, race
 from app.surfaces import DTYPE, SurfaceFn
 from app.tensors import Plain, to_plain
 

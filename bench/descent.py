@@ -36,7 +36,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import torch  # noqa: E402
 from server import free_port, start_server, stop  # noqa: E402
 
-from app.optimizers import OPTIMIZERS, Run, race  # noqa: E402
+from app.optimizers import OPTIMIZERS, Run  # noqa: E402
+from app.race import race  # noqa: E402
 from app.surfaces import SURFACES, evaluate, surface_fn  # noqa: E402
 
 START = (-1.5, 2.0)

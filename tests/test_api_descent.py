@@ -12,8 +12,9 @@ import torch
 from fastapi.testclient import TestClient
 
 from app import schemas
-from app.optimizers import OPTIMIZERS, Run, race
+from app.optimizers import OPTIMIZERS, Run
 from app.presets import PRESETS
+from app.race import race
 from app.surfaces import SURFACES, surface_fn
 from tests.helpers import assert_error
 

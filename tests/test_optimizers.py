@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 import torch
 
-from app.optimizers import OPTIMIZERS, SCHEDULERS, RequestInvalid, Run, descend, race
+from app.optimizers import OPTIMIZERS, SCHEDULERS, RequestInvalid, Run
+from app.race import descend, race
 from app.sandbox.limits import Limits
 from app.surfaces import SURFACES, compile_expr, surface_fn
 from app.sweeps import SWEEP_LRS, basins, sweep_lr
