@@ -12,22 +12,13 @@ from typing import Any
 import pytest
 
 from app.presets import PRESETS
+from tests.browser.pages import ZH, after, ring_shows, tab_to
 
 pytestmark = pytest.mark.browser
 
-ROOT = Path(__file__).parents[2]
-ZH = json.loads((ROOT / "static/i18n/zh-CN.json").read_text(encoding="utf-8"))
-
-
-def _races(page: Any) -> int:
-    return int(page.evaluate("Number(document.body.dataset.races ?? 0)"))
-
 
 def _after_race(page: Any, action: Any) -> None:
-    before = _races(page)
-    action()
-    page.wait_for_function(f"Number(document.body.dataset.races ?? 0) > {before}",
-                           timeout=60_000)
+    after(page, action, "races")
 
 
 def _frame(page: Any) -> int:
@@ -155,21 +146,6 @@ def test_the_chinese_page_and_a_diverging_run(open_page: Any, server: str,
     page.screenshot(path=str(artifacts / "descent-zh-diverged.png"), full_page=True)
 
 
-def _tab_to(page: Any, selector: str, presses: int = 40) -> dict[str, str]:
-    """Press Tab until selector has focus, as a keyboard user does; return its focus ring style."""
-    for _ in range(presses):
-        page.keyboard.press("Tab")
-        if page.evaluate("s => document.activeElement.matches(s)", selector):
-            return page.evaluate("""() => { const s = getComputedStyle(document.activeElement);
-                return {outline: s.outlineStyle, width: s.outlineWidth, shadow: s.boxShadow}; }""")
-    pytest.fail(f"{presses} presses of Tab never reached {selector}")
-
-
-def _ring_shows(ring: dict[str, str]) -> bool:
-    outline = ring["outline"] != "none" and float(ring["width"].removesuffix("px")) > 0
-    return outline or ring["shadow"] != "none"
-
-
 def test_the_race_runs_by_keyboard_with_visible_focus(
     open_page: Any, server: str, artifacts: Path
 ) -> None:
@@ -177,8 +153,8 @@ def test_the_race_runs_by_keyboard_with_visible_focus(
     page.goto(server + "/descent")
     page.wait_for_function("Number(document.body.dataset.races ?? 0) > 0", timeout=60_000)
     for selector in ("#preset", "#surface", "#race"):
-        ring = _tab_to(page, selector)
-        assert _ring_shows(ring), f"{selector} has no visible focus: {ring}"
+        ring = tab_to(page, selector)
+        assert ring_shows(ring), f"{selector} has no visible focus: {ring}"
     _after_race(page, lambda: page.keyboard.press("Enter"))
     assert page.locator("#error").is_hidden(), page.locator("#error").inner_text()
     assert page.locator("#legend tbody tr").count() == 2  # the default SGD and Adam, raced again
@@ -187,8 +163,8 @@ def test_the_race_runs_by_keyboard_with_visible_focus(
     assert page.evaluate("document.activeElement.id") == "race"
     assert page.evaluate("document.activeElement.matches(':focus-visible')")
     page.screenshot(path=str(artifacts / "descent-keyboard-focus-1280x720.png"))
-    ring = _tab_to(page, "#play")
-    assert _ring_shows(ring), f"#play has no visible focus: {ring}"
+    ring = tab_to(page, "#play")
+    assert ring_shows(ring), f"#play has no visible focus: {ring}"
 
 
 def _scroll_width(page: Any) -> int:

@@ -3,36 +3,18 @@ next to the code, the Chinese page, a 300-node graph. All offline; screenshots i
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.browser.pages import ZH, after, open_lab
+
 pytestmark = pytest.mark.browser
 
-ZH = json.loads((Path(__file__).parents[2] / "static/i18n/zh-CN.json").read_text(encoding="utf-8"))
-
-
-def _runs(page: Any) -> int:
-    return int(page.evaluate("Number(document.body.dataset.runs ?? 0)"))
-
-
-def _after_run(page: Any, action: Any) -> None:
-    """Do action, then wait until the page has drawn the run it started."""
-    before = _runs(page)
-    action()
-    page.wait_for_function(f"Number(document.body.dataset.runs ?? 0) > {before}", timeout=30_000)
-
-
-def _open_lab(page: Any, url: str) -> None:
-    page.goto(url)
-    page.wait_for_function("Number(document.body.dataset.runs ?? 0) > 0", timeout=60_000)
-
-
 def _load(page: Any, lesson: str) -> None:
-    _after_run(page, lambda: page.select_option("#examples", lesson))
+    after(page, lambda: page.select_option("#examples", lesson))
 
 
 def _node_labels(page: Any) -> str:
@@ -57,7 +39,7 @@ def test_s2_steps_backward_to_42_and_28_and_shows_the_chain_rule(
     open_page: Any, server: str, artifacts: Path
 ) -> None:
     page, _ = open_page(1280, 720)
-    _open_lab(page, server + "/")
+    open_lab(page, server + "/")
     _load(page, "S2")
     labels = _node_labels(page)
     for text in ("a = 2", "b = 3", "c = 6", "d = 7", "loss = 49"):
@@ -98,7 +80,7 @@ def test_s6_shows_the_error_and_hint_next_to_the_code_with_its_line_marked(
     open_page: Any, server: str, artifacts: Path
 ) -> None:
     page, _ = open_page(1280, 720)
-    _open_lab(page, server + "/")
+    open_lab(page, server + "/")
     _load(page, "S6")
     error = page.locator("#error")
     assert error.is_visible()
@@ -118,7 +100,7 @@ def test_the_chinese_page_steps_s2_and_keeps_the_program_in_the_link(
     open_page: Any, server: str, artifacts: Path
 ) -> None:
     page, _ = open_page(1280, 720)
-    _open_lab(page, server + "/")
+    open_lab(page, server + "/")
     _load(page, "S6")
     with page.expect_navigation():
         page.locator("header .lang").click()
@@ -140,7 +122,7 @@ def test_the_chinese_page_steps_s2_and_keeps_the_program_in_the_link(
 
 def test_the_page_works_on_a_phone(open_page: Any, server: str, artifacts: Path) -> None:
     page, _ = open_page(390, 844)
-    _open_lab(page, server + "/")
+    open_lab(page, server + "/")
     _load(page, "S2")
     page.locator("#last").click()
     assert _leaf_grad(page, "a") == "42"
@@ -151,7 +133,7 @@ def test_the_page_works_on_a_phone(open_page: Any, server: str, artifacts: Path)
 
 def test_predict_mode_asks_before_it_reveals(open_page: Any, server: str) -> None:
     page, _ = open_page(1280, 720)
-    _open_lab(page, server + "/")
+    open_lab(page, server + "/")
     _load(page, "S2")
     page.locator("#predict").check()
     page.locator("#next").click()
@@ -170,13 +152,13 @@ def test_a_300_node_graph_is_drawn_and_can_be_decluttered(
     open_page: Any, server: str, artifacts: Path
 ) -> None:
     page, _ = open_page(1280, 720)
-    _open_lab(page, server + "/")
+    open_lab(page, server + "/")
     program = ("import torch\n\nx = torch.tensor([1.0], requires_grad=True)\ny = x\n"
                "for i in range(100):\n    y = y * 1.01 + 0.1\nloss = y.sum()\nloss.backward()\n")
     page.evaluate("code => document.querySelector('.CodeMirror').CodeMirror.setValue(code)",
                   program)
     page.locator(".CodeMirror textarea").focus()
-    _after_run(page, lambda: page.keyboard.press("Control+Enter"))  # runs from the editor
+    after(page, lambda: page.keyboard.press("Control+Enter"))  # runs from the editor
     assert page.locator("#error").is_hidden(), page.locator("#error").inner_text()
     points = page.locator("#graph .textpoint").count()
     assert points >= 300, points
@@ -190,7 +172,7 @@ def test_a_300_node_graph_is_drawn_and_can_be_decluttered(
 
 def test_a_second_backward_adds_to_the_leaf_gradients(open_page: Any, server: str) -> None:
     page, _ = open_page(1280, 720)
-    _open_lab(page, server + "/")
+    open_lab(page, server + "/")
     _load(page, "S3")
     page.select_option("#call", "1")
     page.locator("#last").click()
@@ -203,7 +185,7 @@ def test_a_second_backward_adds_to_the_leaf_gradients(open_page: Any, server: st
 
 def test_the_first_nan_is_marked_with_a_note(open_page: Any, server: str) -> None:
     page, _ = open_page(1280, 720)
-    _open_lab(page, server + "/")
+    open_lab(page, server + "/")
     _load(page, "S21")
     assert "NaN or inf first appears in the value of y" in page.locator("#notes").inner_text()
 
@@ -212,13 +194,13 @@ def test_a_module_call_is_one_box_that_opens_on_click(
     open_page: Any, server: str, artifacts: Path
 ) -> None:
     page, _ = open_page(1280, 720)
-    _open_lab(page, server + "/")
+    open_lab(page, server + "/")
     program = ("import torch\nimport torch.nn as nn\n\n"
                "model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1))\n"
                "x = torch.randn(5, 3)\nloss = model(x).pow(2).mean()\nloss.backward()\n")
     page.evaluate("code => document.querySelector('.CodeMirror').CodeMirror.setValue(code)",
                   program)
-    _after_run(page, lambda: page.locator("#run").click())
+    after(page, lambda: page.locator("#run").click())
     labels = _node_labels(page)
     assert "model" in labels and "Addmm" not in labels, labels
     box = page.locator("#graph .textpoint", has_text="model").first.bounding_box()

@@ -4,31 +4,14 @@ screenshots in artifacts/."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.browser.pages import ZH, after, open_lab, ring_shows, tab_to
+
 pytestmark = pytest.mark.browser
-
-ZH = json.loads((Path(__file__).parents[2] / "static/i18n/zh-CN.json").read_text(encoding="utf-8"))
-
-
-def _runs(page: Any) -> int:
-    return int(page.evaluate("Number(document.body.dataset.runs ?? 0)"))
-
-
-def _after_run(page: Any, action: Any) -> None:
-    before = _runs(page)
-    action()
-    page.wait_for_function(f"Number(document.body.dataset.runs ?? 0) > {before}", timeout=60_000)
-
-
-def _open(page: Any, url: str) -> None:
-    page.goto(url)
-    page.wait_for_function("Number(document.body.dataset.runs ?? 0) > 0", timeout=90_000)
-
 
 def _forgive_the_stream(problems: Any, server: str) -> None:
     """Drop the streamed run's "net::ERR_ABORTED": Playwright's request interception (the offline
@@ -45,7 +28,7 @@ def _traces(page: Any, plot: str) -> int:
 def test_a_training_run_streams_to_its_last_step_and_draws_its_curves(
         open_page: Any, server: str, artifacts: Path) -> None:
     page, problems = open_page(1280, 1000)
-    _open(page, server + "/training#lesson=train&train.steps=200&train.dataset=circles")
+    open_lab(page, server + "/training#lesson=train&train.steps=200&train.dataset=circles")
     assert page.evaluate("document.body.dataset.trained") == "200"
     _forgive_the_stream(problems, server)
     assert page.locator("#progress").evaluate("p => [p.value, p.max]") == [200, 200]
@@ -59,7 +42,7 @@ def test_a_training_run_streams_to_its_last_step_and_draws_its_curves(
 
 def test_the_stop_button_ends_a_long_run_early(open_page: Any, server: str) -> None:
     page, problems = open_page(1280, 900)
-    _open(page, server + "/training#lesson=flow&flow.depth=2&flow.steps=1")
+    open_lab(page, server + "/training#lesson=flow&flow.depth=2&flow.steps=1")
     page.locator("#tab-train").click()
     # As heavy as the form allows, so a quiet machine cannot finish before Stop is pressed.
     for name, value in (("steps", "2000"), ("width", "256"), ("depth", "8"),
@@ -85,13 +68,13 @@ def test_the_stop_button_ends_a_long_run_early(open_page: Any, server: str) -> N
 def test_the_gradient_flow_presets_tell_their_stories(
         open_page: Any, server: str, artifacts: Path) -> None:
     page, _ = open_page(1280, 900)
-    _open(page, server + "/training#flow.width=32&flow.steps=10")
+    open_lab(page, server + "/training#flow.width=32&flow.steps=10")
     summary = page.locator("#panel-flow .summary")
     assert summary.get_attribute("data-verdict") == "vanishing"  # the page opens on sigmoid, 20
     page.locator("#panel-flow").screenshot(path=str(artifacts / "training-flow-sigmoid.png"))
-    _after_run(page, lambda: page.locator('[data-preset="normal_explodes"]').click())
+    after(page, lambda: page.locator('[data-preset="normal_explodes"]').click())
     assert summary.get_attribute("data-verdict") == "exploding"
-    _after_run(page, lambda: page.locator('[data-preset="relu_he"]').click())
+    after(page, lambda: page.locator('[data-preset="relu_he"]').click())
     assert summary.get_attribute("data-verdict") == "healthy"
     assert "init=he" in page.url and "activation=relu" in page.url
     assert page.locator("#flow-heatmap .hm, #flow-heatmap .heatmaplayer image").count() >= 1
@@ -101,12 +84,12 @@ def test_the_gradient_flow_presets_tell_their_stories(
 def test_nan_hunting_marks_the_step_and_a_fix_is_one_click_away(
         open_page: Any, server: str, artifacts: Path) -> None:
     page, _ = open_page(1280, 900)
-    _open(page, server + "/training#lesson=nan&nan.cause=log0")
+    open_lab(page, server + "/training#lesson=nan&nan.cause=log0")
     summary = page.locator("#panel-nan .summary")
     assert summary.get_attribute("data-step") == "39"
     assert "log" in summary.inner_text()
     page.locator("#panel-nan").screenshot(path=str(artifacts / "training-nan.png"))
-    _after_run(page, lambda: page.locator('[data-fix="epsilon"]').click())
+    after(page, lambda: page.locator('[data-fix="epsilon"]').click())
     assert summary.get_attribute("data-step") == ""
     assert "nan.fix=epsilon" in page.url
 
@@ -114,53 +97,38 @@ def test_nan_hunting_marks_the_step_and_a_fix_is_one_click_away(
 def test_accumulation_and_precision_show_their_numbers(
         open_page: Any, server: str, artifacts: Path) -> None:
     page, _ = open_page(1280, 900)
-    _open(page, server + "/training#lesson=accumulation")
+    open_lab(page, server + "/training#lesson=accumulation")
     assert "e-" in page.locator("#panel-accumulation .summary").inner_text()
     assert page.locator("#accumulation-bars .bars .point").count() == 9
     page.locator("#panel-accumulation").screenshot(path=str(artifacts / "training-accum.png"))
     page.locator("#tab-precision").click()
     page.locator('[name="precision.steps"]').fill("10")
-    _after_run(page, lambda: page.locator("#panel-precision button[type=submit]").click())
+    after(page, lambda: page.locator("#panel-precision button[type=submit]").click())
     assert "bfloat16" in page.locator("#precision-dtype").inner_text()
     assert _traces(page, "precision-loss") == 2
 
 
 def test_the_chinese_training_page(open_page: Any, server: str, artifacts: Path) -> None:
     page, _ = open_page(1280, 900, locale="zh-CN")
-    _open(page, server + "/training?lang=zh-CN#lesson=nan&nan.cause=unnormalised")
+    open_lab(page, server + "/training?lang=zh-CN#lesson=nan&nan.cause=unnormalised")
     assert page.locator("h1").inner_text() == ZH["training.heading"]
     assert ZH["training.nan.phase.forward"] in page.locator("#panel-nan .summary").inner_text()
     page.screenshot(path=str(artifacts / "training-zh.png"), full_page=True)
 
 
-def _tab_to(page: Any, selector: str, presses: int = 40) -> dict[str, str]:
-    """Press Tab until selector has focus, as a keyboard user does; return its focus ring style."""
-    for _ in range(presses):
-        page.keyboard.press("Tab")
-        if page.evaluate("s => document.activeElement.matches(s)", selector):
-            return page.evaluate("""() => { const s = getComputedStyle(document.activeElement);
-                return {outline: s.outlineStyle, width: s.outlineWidth, shadow: s.boxShadow}; }""")
-    pytest.fail(f"{presses} presses of Tab never reached {selector}")
-
-
-def _ring_shows(ring: dict[str, str]) -> bool:
-    outline = ring["outline"] != "none" and float(ring["width"].removesuffix("px")) > 0
-    return outline or ring["shadow"] != "none"
-
-
 def test_a_training_run_starts_by_keyboard_with_visible_focus(
         open_page: Any, server: str, artifacts: Path) -> None:
     page, problems = open_page(1280, 720)
-    _open(page, server + "/training#lesson=flow&flow.width=32&flow.steps=10&train.steps=100")
-    ring = _tab_to(page, "#tab-train")
-    assert _ring_shows(ring), f"#tab-train has no visible focus: {ring}"
+    open_lab(page, server + "/training#lesson=flow&flow.width=32&flow.steps=10&train.steps=100")
+    ring = tab_to(page, "#tab-train")
+    assert ring_shows(ring), f"#tab-train has no visible focus: {ring}"
     page.keyboard.press("Enter")
     assert page.locator("#panel-train").is_visible()
     run = "#panel-train button[type=submit]"
     for selector in ('[name="train.dataset"]', '[name="train.optimizer"]', run):
-        ring = _tab_to(page, selector)
-        assert _ring_shows(ring), f"{selector} has no visible focus: {ring}"
-    _after_run(page, lambda: page.keyboard.press("Enter"))
+        ring = tab_to(page, selector)
+        assert ring_shows(ring), f"{selector} has no visible focus: {ring}"
+    after(page, lambda: page.keyboard.press("Enter"))
     _forgive_the_stream(problems, server)
     assert page.evaluate("document.body.dataset.trained") == "100"
     assert page.locator("#panel-train .error").is_hidden()
@@ -178,11 +146,11 @@ def _scroll_width(page: Any) -> int:
 def test_a_training_run_on_a_phone_fits_the_screen(
         open_page: Any, server: str, artifacts: Path, lang: str) -> None:
     page, problems = open_page(390, 844, locale="zh-CN" if lang == "zh-CN" else "en-US")
-    _open(page, server + f"/training?lang={lang}#lesson=flow&flow.width=32&flow.steps=10"
+    open_lab(page, server + f"/training?lang={lang}#lesson=flow&flow.width=32&flow.steps=10"
           "&train.steps=100")
     assert _scroll_width(page) <= 390 + 1, "the page scrolls sideways before the run"
     page.locator("#tab-train").click()
-    _after_run(page, lambda: page.locator("#panel-train button[type=submit]").click())
+    after(page, lambda: page.locator("#panel-train button[type=submit]").click())
     _forgive_the_stream(problems, server)
     assert page.evaluate("document.body.dataset.trained") == "100"
     assert page.locator("#panel-train .error").is_hidden()
