@@ -92,24 +92,26 @@ class Machine(Evaluator):
     def _for(self, node: ast.For, scope: Scope) -> None:
         for item in self.iterate(self.evaluate(node.iter, scope)):
             self.assign(node.target, item, scope)
-            try:
-                self.exec_block(node.body, scope)
-            except Break:
+            if not self._pass_through(node.body, scope):
                 return
-            except Continue:
-                continue
         self.exec_block(node.orelse, scope)
 
     def _while(self, node: ast.While, scope: Scope) -> None:
         while self.evaluate(node.test, scope):
             self.tick()
-            try:
-                self.exec_block(node.body, scope)
-            except Break:
+            if not self._pass_through(node.body, scope):
                 return
-            except Continue:
-                continue
         self.exec_block(node.orelse, scope)
+
+    def _pass_through(self, body: list[ast.stmt], scope: Scope) -> bool:
+        """One pass of a loop's body; False when it breaks out of the loop (else is skipped)."""
+        try:
+            self.exec_block(body, scope)
+        except Break:
+            return False
+        except Continue:
+            pass
+        return True
 
     def _break(self, node: ast.Break, scope: Scope) -> None:
         raise Break
