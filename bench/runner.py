@@ -31,7 +31,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 import loadgen  # noqa: E402
-from server import free_port, quantile, session_pids, start_server, stop  # noqa: E402
+from server import free_port, quantile, session_cpu, start_server, stop  # noqa: E402
 
 from app.lessons import LESSONS  # noqa: E402
 
@@ -103,26 +103,6 @@ class Phase:
 _TICK = os.sysconf("SC_CLK_TCK")
 
 
-def _session_cpu(server: int) -> tuple[float, float]:
-    """CPU seconds of the server process, and of the rest of its session (the sandbox).
-
-    Workers that have exited count through their parent's cutime/cstime once it reaped them.
-    """
-    own = rest = 0.0
-    for pid in session_pids(server):
-        try:
-            with open(f"/proc/{pid}/stat") as file:
-                fields = file.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue  # it exited meanwhile
-        utime, stime, cutime, cstime = (int(f) / _TICK for f in fields[11:15])
-        if pid == server:
-            own += utime + stime
-        else:
-            rest += utime + stime + cutime + cstime
-    return own, rest
-
-
 def _machine_busy() -> float:
     """CPU seconds the whole machine has spent busy since boot."""
     with open("/proc/stat") as file:
@@ -143,10 +123,10 @@ def _load(port: int, clients: int, seconds: float, hostile_every: int, server: i
         return "benign", benign
 
     cpu, start = time.process_time(), time.monotonic()
-    (own, rest), busy = _session_cpu(server), _machine_busy()
+    (own, rest), busy = session_cpu(server), _machine_busy()
     outcomes, deadline = loadgen.run(loadgen.load(port, clients, seconds, pick))
     cpu = time.process_time() - cpu
-    own, rest = (after - before for after, before in zip(_session_cpu(server), (own, rest),
+    own, rest = (after - before for after, before in zip(session_cpu(server), (own, rest),
                                                          strict=True))
     busy = _machine_busy() - busy
     elapsed = time.monotonic() - start

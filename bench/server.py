@@ -19,6 +19,7 @@ from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 _PAGE = os.sysconf("SC_PAGE_SIZE")
+_TICK = os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -72,6 +73,26 @@ def session_pids(leader: int) -> list[int]:
         if int(fields[3]) == leader:
             pids.append(int(entry))
     return pids
+
+
+def session_cpu(server: int) -> tuple[float, float]:
+    """CPU seconds of the server process, and of the rest of its session (the sandbox).
+
+    Workers that have exited count through their parent's cutime/cstime once it reaped them.
+    """
+    own = rest = 0.0
+    for pid in session_pids(server):
+        try:
+            with open(f"/proc/{pid}/stat") as file:
+                fields = file.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # it exited meanwhile
+        utime, stime, cutime, cstime = (int(f) / _TICK for f in fields[11:15])
+        if pid == server:
+            own += utime + stime
+        else:
+            rest += utime + stime + cutime + cstime
+    return own, rest
 
 
 def session_rss(leader: int) -> tuple[int, int]:

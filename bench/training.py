@@ -19,9 +19,7 @@ import argparse
 import json
 import math
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,7 +31,9 @@ import torch
 from torch import nn
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
+
+from server import free_port, session_cpu, start_server, stop  # noqa: E402
 
 from app.training.loop import TrainConfig, chunk_steps  # noqa: E402
 from app.training.models import build_mlp, make_dataset  # noqa: E402
@@ -86,55 +86,13 @@ def _seconds(fn: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
-def _tree_cpu(root: int) -> float:
-    """CPU seconds used so far by `root` and every process under it: server, forkserver, workers."""
-    parents, cpu = {}, {}
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat") as file:
-                fields = file.read().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        parents[int(entry)] = int(fields[1])
-        cpu[int(entry)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    tree, grew = {root}, True
-    while grew:
-        more = {pid for pid, parent in parents.items() if parent in tree} - tree
-        tree |= more
-        grew = bool(more)
-    return sum(cpu.get(pid, 0.0) for pid in tree)
-
-
-def _cpu_seconds(fn: Callable[[], object], root: int | None) -> float:
-    """CPU seconds `fn` costs: this thread's, plus the server tree's when `root` is given."""
-    tree = _tree_cpu(root) if root else 0.0
+def _cpu_seconds(fn: Callable[[], object], server: int | None) -> float:
+    """CPU seconds `fn` costs: this thread's, plus the server session's when `server` is given."""
+    before = sum(session_cpu(server)) if server else 0.0
     thread = time.thread_time()  # after the /proc walk above, so it is not counted
     fn()
     thread = time.thread_time() - thread
-    return thread + ((_tree_cpu(root) - tree) if root else 0.0)
-
-
-def _server(device: str) -> tuple[subprocess.Popen[bytes], str]:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    env = {**os.environ, "APP_HOST": "127.0.0.1", "APP_PORT": str(port), "APP_DEVICE": device,
-           "PYTHONPATH": str(ROOT)}
-    stderr = tempfile.TemporaryFile()
-    process = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env,
-                               stdout=subprocess.DEVNULL, stderr=stderr)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 90
-    while time.monotonic() < deadline and process.poll() is None:
-        try:
-            with urllib.request.urlopen(base + "/healthz", timeout=2):
-                return process, base
-        except OSError:
-            time.sleep(0.25)
-    stderr.seek(0)
-    raise SystemExit("the server did not start:\n" + stderr.read().decode()[-3000:])
+    return thread + ((sum(session_cpu(server)) - before) if server else 0.0)
 
 
 def main() -> None:
@@ -146,7 +104,10 @@ def main() -> None:
     device = torch.device(args.device)
     if device.type == "cpu":
         torch.set_num_threads(1)  # as in a sandbox worker
-    process, base = _server(args.device)
+    port = free_port()
+    log = tempfile.TemporaryFile("w+")
+    process = start_server(port, log, env={"APP_DEVICE": args.device})
+    base = f"http://127.0.0.1:{port}"
     try:
         endpoint, plain = endpoint_run(base, args.device), plain_loop(device)  # warm-up
         agree = max(abs(a - b) for a, b in zip(endpoint, plain, strict=True))
@@ -163,8 +124,8 @@ def main() -> None:
         cpu = [(_cpu_seconds(lambda: endpoint_run(base, args.device), process.pid),
                 _cpu_seconds(plain_synced, None)) for _ in range(args.repeats)]
     finally:
-        process.terminate()
-        process.wait(timeout=15)
+        stop(process)
+        log.close()
     t_endpoint = statistics.median(e for e, _ in pairs)
     t_plain = statistics.median(p for _, p in pairs)
     ratio = statistics.median(e / p for e, p in pairs)
