@@ -103,6 +103,11 @@ def training(lesson: str, device: str, **options: object) -> object:
     return LESSONS[lesson](device=pick_device(device), **options)
 
 
+def training_json(lesson: str, device: str, **options: object) -> bytes:
+    """training(), as the reply's JSON body, written here in the worker."""
+    return wire.dumps(training(lesson, device, **options))
+
+
 # What each new sandbox worker runs before its first request (WorkerPool's warm_up): parse,
 # torch calls, backward, print, tracing and each optimizer's step, so that their first-use
 # costs in a fresh process (page faults as it writes to what it shares with the forkserver,

@@ -11,6 +11,7 @@ import pytest
 import torch
 from fastapi.testclient import TestClient
 
+from app import schemas
 from app.deps import get_pool
 from app.errors import Timeout
 from app.training import TrainConfig, accumulate, gradient_flow, train
@@ -184,3 +185,18 @@ def test_every_string_the_training_page_uses_exists(lang: str) -> None:
     assert len(used) > 100
     strings = json.loads((ROOT / "static" / "i18n" / f"{lang}.json").read_text("utf-8"))
     assert sorted(used - set(strings)) == []
+
+
+@pytest.mark.parametrize(("path", "body", "model"), [
+    ("/api/training/flow", {"depth": 3}, schemas.FlowResponse),
+    ("/api/training/accumulation", {}, schemas.AccumulationResponse),
+    ("/api/training/nan", {"cause": "lr"}, schemas.NanResponse),
+])
+def test_the_workers_json_is_the_documented_lesson_field_for_field(
+        client: TestClient, path: str, body: dict[str, object], model: Any) -> None:
+    # The worker writes these bodies (app.wire); they must say what the response model
+    # says the lesson's dataclass says, with no field more or less.
+    response = client.post(path, json=body)
+    assert response.status_code == 200, response.text
+    model.model_validate_json(response.content)
+    assert set(response.json()) == set(model.model_fields)

@@ -8,13 +8,13 @@ are async because the event loop only awaits the worker's reply.
 
 from __future__ import annotations
 
-from typing import Annotated, cast
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request
-from fastapi.responses import HTMLResponse, Response
+from fastapi.responses import HTMLResponse
 
 from app import schemas
-from app.deps import get_pool, templates
+from app.deps import get_pool, job_body, templates
 from app.presets import PRESETS
 from app.sandbox.workers import WorkerPool
 from app.settings import Settings, get_settings
@@ -30,12 +30,6 @@ async def _run(pool: WorkerPool, settings: Settings, job: str, **kwargs: object)
                              cpu_seconds=settings.cpu_seconds,
                              queue_seconds=settings.queue_seconds, limits=settings.limits(),
                              **kwargs)
-
-
-def _body(reply: object) -> Response:
-    # The job wrote the reply's JSON (app.wire, float32 numbers as float32s); the
-    # response_model documents its shape, and tests/test_api_descent.py checks it.
-    return Response(cast(bytes, reply), media_type="application/json")
 
 
 @router.get("/descent", response_class=HTMLResponse)
@@ -55,7 +49,7 @@ async def surfaces() -> object:
 async def surface(request: schemas.SurfaceRequest, settings: SettingsDep, pool: PoolDep) -> object:
     grid = await _run(pool, settings, "surface", **request.spec(), x_range=request.x_range,
                       y_range=request.y_range, resolution=request.resolution)
-    return _body(grid)
+    return job_body(grid)
 
 
 @router.post("/api/descent", response_model=schemas.DescentResponse)
@@ -63,7 +57,7 @@ async def descent(request: schemas.DescentRequest, settings: SettingsDep, pool: 
     race = await _run(pool, settings, "descent", **request.spec(), start=request.start,
                       steps=request.steps, runs=[run.to_run() for run in request.runs],
                       noise=request.noise, seed=request.seed, sweep=request.sweep)
-    return _body(race)
+    return job_body(race)
 
 
 @router.post("/api/basins", response_model=schemas.BasinsResponse)
@@ -71,4 +65,4 @@ async def basins(request: schemas.BasinsRequest, settings: SettingsDep, pool: Po
     result = await _run(pool, settings, "basins", **request.spec(), run=request.run.to_run(),
                         x_range=request.x_range, y_range=request.y_range,
                         resolution=request.resolution, steps=request.steps)
-    return _body(result)
+    return job_body(result)

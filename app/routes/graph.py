@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Annotated, cast
+from typing import Annotated
 
-from fastapi import APIRouter, Depends, Response
+from fastapi import APIRouter, Depends
 
 from app import schemas
-from app.deps import get_pool
+from app.deps import get_pool, job_body
 from app.sandbox.workers import WorkerPool
 from app.settings import Settings, get_settings
 
@@ -27,6 +27,4 @@ async def run_graph(
                              cpu_seconds=settings.cpu_seconds,
                              queue_seconds=settings.queue_seconds,
                              code=request.code, device=device, limits=settings.limits())
-    # The worker wrote the JSON (app.wire); the response_model documents its shape, and
-    # tests/test_api_graph.py checks the body against it.
-    return Response(cast(bytes, body), media_type="application/json")
+    return job_body(body)

@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, StreamingResponse
 
 from app import i18n, schemas, training
-from app.deps import get_pool, json_response, templates
+from app.deps import get_pool, job_body, templates
 from app.errors import AppError
 from app.optimizers import CLIPS, OPTIMIZERS, SCHEDULERS
 from app.sandbox.workers import WorkerPool
@@ -41,26 +41,24 @@ async def training_page(request: Request) -> HTMLResponse:
 # /api/graph does), so a waiting request holds no thread.
 @router.post("/api/training/flow", response_model=schemas.FlowResponse)
 async def flow(request: schemas.FlowRequest, settings: SettingsDep, pool: PoolDep) -> object:
-    return json_response(schemas.FlowResponse, await _job(pool, settings, "flow", request))
+    return job_body(await _job(pool, settings, "flow", request, job="training_json"))
 
 
 @router.post("/api/training/accumulation", response_model=schemas.AccumulationResponse)
 async def accumulation(request: schemas.AccumulationRequest, settings: SettingsDep,
                        pool: PoolDep) -> object:
-    result = await _job(pool, settings, "accumulation", request)
-    return json_response(schemas.AccumulationResponse, result)
+    return job_body(await _job(pool, settings, "accumulation", request, job="training_json"))
 
 
 @router.post("/api/training/precision", response_model=schemas.PrecisionResponse)
 async def precision(request: schemas.PrecisionRequest, settings: SettingsDep,
                     pool: PoolDep) -> object:
-    result = await _job(pool, settings, "precision", request)
-    return json_response(schemas.PrecisionResponse, result)
+    return job_body(await _job(pool, settings, "precision", request, job="training_json"))
 
 
 @router.post("/api/training/nan", response_model=schemas.NanResponse)
 async def nan(request: schemas.NanRequest, settings: SettingsDep, pool: PoolDep) -> object:
-    return json_response(schemas.NanResponse, await _job(pool, settings, "nan", request))
+    return job_body(await _job(pool, settings, "nan", request, job="training_json"))
 
 
 @router.post("/api/training/run", response_class=StreamingResponse,
@@ -79,11 +77,13 @@ async def run(request: schemas.TrainRequest, http: Request, settings: SettingsDe
 
 
 async def _job(pool: WorkerPool, settings: Settings, lesson: str,
-               request: schemas._TrainingRequest, **options: object) -> Any:
-    """The lesson's result from a sandbox worker; `options` default to the request's fields."""
+               request: schemas._TrainingRequest, job: str = "training",
+               **options: object) -> Any:
+    """The lesson's result from a sandbox worker (app.jobs.training, or training_json for its
+    reply's JSON); `options` default to the request's fields."""
     device = settings.device if request.device == "auto" else request.device
     options = options or request.model_dump(exclude={"device"})
-    return await pool.submit("app.jobs:training", wall_seconds=settings.wall_seconds,
+    return await pool.submit(f"app.jobs:{job}", wall_seconds=settings.wall_seconds,
                              cpu_seconds=settings.cpu_seconds,
                              queue_seconds=settings.queue_seconds,
                              lesson=lesson, device=device, **options)

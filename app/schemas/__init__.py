@@ -9,11 +9,9 @@ from __future__ import annotations
 from app.schemas.common import (
     ClipKind,
     Device,
-    Model,
     OptimizerName,
     SchedulerKind,
     SurfaceName,
-    to_json,
 )
 from app.schemas.descent import (
     BasinsRequest,
@@ -64,7 +62,7 @@ from app.schemas.training import (
 
 __all__ = [
     # common
-    "ClipKind", "Device", "Model", "OptimizerName", "SchedulerKind", "SurfaceName", "to_json",
+    "ClipKind", "Device", "OptimizerName", "SchedulerKind", "SurfaceName",
     # descent
     "BasinsRequest", "BasinsResponse", "ClipIn", "Coordinate", "DescentRequest", "DescentResponse",
     "GridResponse", "Number", "Range", "RunIn", "SchedulerIn", "SurfaceExpr", "SurfaceOut",

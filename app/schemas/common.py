@@ -1,10 +1,8 @@
-"""What the labs' models share: the device names, the registries' names, and to_json."""
+"""What the labs' models share: the device names and the registries' names."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Literal
-
-from pydantic import BaseModel
 
 from app.optimizers import CLIPS, OPTIMIZERS, SCHEDULERS
 from app.surfaces import SURFACES
@@ -23,10 +21,3 @@ else:
     OptimizerName = Literal[tuple(OPTIMIZERS)]
     SchedulerKind = Literal[tuple(SCHEDULERS)]
     ClipKind = Literal[tuple(CLIPS)]
-
-Model = BaseModel
-
-
-def to_json(model: type[BaseModel], result: object) -> str:
-    """`result` (a dataclass) as `model`'s JSON, reading its lists in place."""
-    return model.model_validate(result, from_attributes=True).model_dump_json()
