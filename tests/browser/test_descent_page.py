@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from app.presets import PRESETS
-from tests.browser.pages import ZH, after, ring_shows, tab_to
+from tests.browser.pages import ZH, after, open_lab, ring_shows, tab_to
 
 pytestmark = pytest.mark.browser
 
@@ -44,8 +44,7 @@ def test_a_preset_plays_scrubs_and_shows_the_final_loss(
     open_page: Any, server: str, artifacts: Path
 ) -> None:
     page, _ = open_page(1400, 1000)
-    page.goto(server + "/descent")
-    page.wait_for_function("Number(document.body.dataset.races ?? 0) > 0", timeout=60_000)
+    open_lab(page, server + "/descent", "races", timeout=60_000)
     _after_race(page, lambda: page.select_option("#preset", "schedulers"))
     assert page.locator("#legend tbody tr").count() == 4
     assert "ReduceLROnPlateau" in page.locator("#story").inner_text()
@@ -83,8 +82,7 @@ def test_the_default_view_is_adam_vs_sgd_and_the_link_restores_it(
     open_page: Any, server: str, artifacts: Path
 ) -> None:
     page, _ = open_page(1280, 900)
-    page.goto(server + "/descent")
-    page.wait_for_function("Number(document.body.dataset.races ?? 0) > 0", timeout=60_000)
+    open_lab(page, server + "/descent", "races", timeout=60_000)
     assert page.locator("#preset").input_value() == "rosenbrock"
     labels = page.locator("#legend tbody strong").all_inner_texts()
     assert labels == ["SGD lr=0.001", "Adam lr=0.05"]
@@ -94,8 +92,7 @@ def test_the_default_view_is_adam_vs_sgd_and_the_link_restores_it(
     assert "preset=rosenbrock" in link
 
     again, _ = open_page(1280, 900)
-    again.goto(link)
-    again.wait_for_function("Number(document.body.dataset.races ?? 0) > 0", timeout=60_000)
+    open_lab(again, link, "races", timeout=60_000)
     assert _frame(again) == 400
     assert again.locator('#legend tr[data-run="1"] .point').inner_text() == \
         page.locator('#legend tr[data-run="1"] .point').inner_text()
@@ -105,9 +102,9 @@ def test_clicking_the_contour_sets_the_start_and_races_again(
     open_page: Any, server: str
 ) -> None:
     page, _ = open_page(1280, 900)
-    page.goto(server + "/descent#preset=blindfold&surface=quadratic&start=-1.5%2C1.8&steps=40"
-              "&runs=" + urllib.request.quote(json.dumps([{"optimizer": "sgd", "lr": 0.1}])))
-    page.wait_for_function("Number(document.body.dataset.races ?? 0) > 0", timeout=60_000)
+    open_lab(page, server + "/descent#preset=blindfold&surface=quadratic&start=-1.5%2C1.8&steps=40"
+             "&runs=" + urllib.request.quote(json.dumps([{"optimizer": "sgd", "lr": 0.1}])),
+             "races", timeout=60_000)
     box = page.locator("#plot .nsewdrag").first.bounding_box()
     assert box is not None
     _after_race(page, lambda: page.mouse.click(box["x"] + box["width"] * 0.75,
@@ -122,8 +119,7 @@ def test_clicking_the_contour_sets_the_start_and_races_again(
 def test_clipping_shows_the_norm_before_and_after(open_page: Any, server: str,
                                                   artifacts: Path) -> None:
     page, _ = open_page(1400, 1000)
-    page.goto(server + "/descent")
-    page.wait_for_function("Number(document.body.dataset.races ?? 0) > 0", timeout=60_000)
+    open_lab(page, server + "/descent", "races", timeout=60_000)
     _after_race(page, lambda: page.select_option("#preset", "cliff"))
     dashed = page.evaluate("document.getElementById('chart-grad').data"
                            ".filter(t => t.line.dash === 'dash').length")
@@ -137,8 +133,7 @@ def test_clipping_shows_the_norm_before_and_after(open_page: Any, server: str,
 def test_the_chinese_page_and_a_diverging_run(open_page: Any, server: str,
                                               artifacts: Path) -> None:
     page, _ = open_page(1280, 900, locale="zh-CN")
-    page.goto(server + "/descent?lang=zh-CN")
-    page.wait_for_function("Number(document.body.dataset.races ?? 0) > 0", timeout=60_000)
+    open_lab(page, server + "/descent?lang=zh-CN", "races", timeout=60_000)
     _after_race(page, lambda: page.select_option("#preset", "too_large"))
     assert page.locator("#race").inner_text() == ZH["descent.race"]
     settings = page.locator('#legend tr[data-run="1"] .settings').inner_text()
@@ -150,8 +145,7 @@ def test_the_race_runs_by_keyboard_with_visible_focus(
     open_page: Any, server: str, artifacts: Path
 ) -> None:
     page, _ = open_page(1280, 720)
-    page.goto(server + "/descent")
-    page.wait_for_function("Number(document.body.dataset.races ?? 0) > 0", timeout=60_000)
+    open_lab(page, server + "/descent", "races", timeout=60_000)
     for selector in ("#preset", "#surface", "#race"):
         ring = tab_to(page, selector)
         assert ring_shows(ring), f"{selector} has no visible focus: {ring}"
@@ -176,8 +170,7 @@ def test_a_race_on_a_phone_fits_the_screen(
     open_page: Any, server: str, artifacts: Path, lang: str
 ) -> None:
     page, _ = open_page(390, 844, locale="zh-CN" if lang == "zh-CN" else "en-US")
-    page.goto(server + f"/descent?lang={lang}")
-    page.wait_for_function("Number(document.body.dataset.races ?? 0) > 0", timeout=60_000)
+    open_lab(page, server + f"/descent?lang={lang}", "races", timeout=60_000)
     assert _scroll_width(page) <= 390 + 1, "the page scrolls sideways before the race"
     _after_race(page, lambda: page.locator("#race").click())
     assert page.locator("#error").is_hidden(), page.locator("#error").inner_text()
