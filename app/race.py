@@ -14,9 +14,11 @@ import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import torch
-from torch.optim import lr_scheduler
+from torch.optim import Optimizer, lr_scheduler
+from torch.optim.optimizer import _default_to_fused_or_foreach
 
 from app.optimizers import CLIPS, RequestInvalid, Run, make_optimizer, make_scheduler
 from app.surfaces import DTYPE, SurfaceFn
@@ -81,14 +83,10 @@ class _Runner:
         self.run = run
         self.optimizer = make_optimizer(run, self.params)
         self.scheduler = make_scheduler(run.scheduler, self.optimizer, steps)
-        # torch wraps every optimizer's step in a profiler record_function and its hook loops,
-        # about a fifth of a race's time; the method inside is torch's own step all the same.
-        # A scheduler counts the calls through the wrapper, so a run with one keeps it.
-        step = type(self.optimizer).step
-        inner = getattr(step, "__wrapped__", None) if getattr(step, "hooked", False) else None
+        _settle_foreach(self.optimizer)
         self._step: Callable[[], object] = self.optimizer.step
-        if inner is not None and self.scheduler is None:
-            self._step = partial(inner, self.optimizer)
+        if self.scheduler is None and not self.optimizer.defaults.get("differentiable"):
+            self._step = partial(_torch_step(type(self.optimizer)), self.optimizer)
         self.clip = _clip(run.clip)
         self._plateau = isinstance(self.scheduler, lr_scheduler.ReduceLROnPlateau)
         # Only a scheduler changes an lr, so without one a check before the first step will do.
@@ -130,6 +128,38 @@ class _Runner:
         defaults = self.optimizer.defaults
         return {k: list(v) if isinstance(v, tuple) else v for k, v in defaults.items()
                 if k not in _HIDDEN and isinstance(v, (int, float, bool, tuple))}
+
+
+def _torch_step(cls: type[Optimizer]) -> Callable[[Optimizer], object]:
+    """The body of cls.step: torch.optim's own update, without the wrappers around it.
+
+    torch wraps every optimizer's step twice: in a profiler record_function with its hook
+    loops, and in a guard that turns grad mode off (on for a differentiable optimizer) and
+    marks graph breaks for the compiler. Those cost a third of a race's optimizer time. The
+    race steps every run inside one torch.no_grad() instead, which is what the guard does when
+    `differentiable` is off. A scheduler counts the calls through the outer wrapper, so a run
+    with one, or a differentiable one, steps through torch's public step.
+    """
+    step: Any = cls.step
+    while getattr(step, "__wrapped__", None) is not None:
+        step = step.__wrapped__
+    return step  # type: ignore[no-any-return]
+
+
+def _settle_foreach(optimizer: Optimizer) -> None:
+    """Decide once, as torch would at every step, that these params take the per-tensor loop.
+
+    With neither `foreach` nor `fused` given, each step asks _default_to_fused_or_foreach,
+    which picks the foreach kernels only for params all on CUDA; its answer cannot change
+    during a race. Writing down a False answer saves a tenth of a race's time; a True one
+    (CUDA) is left for torch to take again, with its own exceptions.
+    """
+    for group in optimizer.param_groups:
+        if group.get("foreach", False) is None and group.get("fused") is None:
+            _, foreach = _default_to_fused_or_foreach(
+                group["params"], bool(group.get("differentiable")), use_fused=False)
+            if not foreach:
+                group["foreach"] = False
 
 
 def _clip(spec: Mapping[str, object] | None) -> Callable[[list[torch.Tensor]], object] | None:
@@ -198,8 +228,9 @@ def race(fn: SurfaceFn, start: tuple[float, float], steps: int, runs: list[Run],
                 runner.clip(runner.params)  # type: ignore[misc]
             clipped[k] = grad
         seen = loss.detach()
-        for r, runner in enumerate(runners):
-            runner.step(seen, r)
+        with torch.no_grad():  # as torch's step guard has it (see _torch_step)
+            for r, runner in enumerate(runners):
+                runner.step(seen, r)
         points[k + 1] = rows
         if k == 0:
             # torch.optim makes each state tensor on the first step and updates it in place

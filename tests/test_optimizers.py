@@ -112,6 +112,22 @@ def test_torch_keyword_arguments_pass_through_with_torch_names() -> None:
     assert trajectory.settings["betas"] == [0.8, 0.9] and trajectory.settings["amsgrad"] is True
 
 
+@pytest.mark.parametrize(("name", "options"), [
+    ("adam", {"foreach": True}),
+    ("adam", {"fused": True}),
+    ("sgd", {"foreach": True, "momentum": 0.5}),
+    ("rmsprop", {"foreach": False}),
+])
+def test_a_learners_choice_of_torch_implementation_is_kept(name: str,
+                                                           options: dict[str, Any]) -> None:
+    """The race settles foreach itself only when neither foreach nor fused is given."""
+    cls, preset = OPTIMIZERS[name]
+    lr = SURFACES["rosenbrock"].lr[name]
+    trajectory = descend(ROSENBROCK, START, 60, Run(name, lr=lr, options=options))
+    oracle = _plain_loop(ROSENBROCK, START, 60, lambda p: cls(p, lr=lr, **preset, **options))
+    _assert_matches(trajectory, oracle)
+
+
 SCHEDULER_CASES: dict[str, dict[str, Any]] = {
     "step": {"step_size": 20, "gamma": 0.5},
     "multistep": {"milestones": [10, 40], "gamma": 0.3},
