@@ -191,7 +191,7 @@ def test_a_job_cannot_write_bytes_to_a_file_anywhere(solo: WorkerPool) -> None:
 
 
 def test_a_long_job_is_reniced_and_its_worker_retired_while_quick_jobs_keep_theirs() -> None:
-    with _started(1, nice_after_seconds=0.1) as niced:
+    with _started(1, nice_after_seconds=0.1, full_speed_jobs=0) as niced:
         quick = run(niced, "pid")
         assert run(niced, "pid") == quick
         assert run(niced, "niceness_after", seconds=1.0) == 19
@@ -214,6 +214,26 @@ def test_a_new_worker_runs_the_warm_up_job_before_its_first_request() -> None:
         assert run(pool, "recall") == "warm"
 
 
+def test_a_long_job_alone_keeps_its_priority_and_its_worker() -> None:
+    # A lone learner's 0.3 s race: renicing it would help no one and cost a fork.
+    with _started(2, nice_after_seconds=0.1, long_jobs=4, full_speed_jobs=1) as pool:
+        before = run(pool, "pid")
+        assert run(pool, "niceness_after", seconds=0.5) == 0
+        assert pool.restarts == 0 and pool.size == 2
+        assert before in {run(pool, "pid") for _ in range(4)}
+
+
+def test_a_long_job_is_reniced_once_more_jobs_run_than_may_run_at_full_speed() -> None:
+    with _started(2, nice_after_seconds=0.1, long_jobs=4, full_speed_jobs=1) as pool, \
+            ThreadPoolExecutor(2) as executor:
+        long = executor.submit(run, pool, "niceness_after", seconds=1.5)
+        time.sleep(0.4)  # past 0.1 s of CPU, alone: full priority still
+        other = executor.submit(run, pool, "sleep", seconds=0.6)
+        assert long.result() == 19
+        other.result()
+        _until(lambda: pool.restarts == 1)
+
+
 def test_a_job_that_takes_long_but_uses_little_cpu_keeps_its_worker() -> None:
     # On a busy machine a quick program can take long; retiring its worker would add a fork.
     with _started(1, nice_after_seconds=0.1) as pool:
@@ -231,7 +251,7 @@ def _until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
 
 
 def test_a_long_job_gives_its_place_to_a_fresh_worker_so_quick_jobs_do_not_wait() -> None:
-    with _started(1, nice_after_seconds=0.1, long_jobs=1) as pool:
+    with _started(1, nice_after_seconds=0.1, long_jobs=1, full_speed_jobs=0) as pool:
         holder = threading.Thread(target=run, args=(pool, "spin_for"), kwargs={"seconds": 3.0})
         holder.start()
         _until(lambda: pool.size == 2)  # the holder's job was reniced and a worker started
@@ -241,7 +261,7 @@ def test_a_long_job_gives_its_place_to_a_fresh_worker_so_quick_jobs_do_not_wait(
 
 
 def test_past_the_long_job_limit_a_long_job_keeps_its_worker() -> None:
-    with _started(1, nice_after_seconds=0.1, long_jobs=1) as pool:
+    with _started(1, nice_after_seconds=0.1, long_jobs=1, full_speed_jobs=0) as pool:
         holders = [threading.Thread(target=run, args=(pool, "spin_for"),
                                     kwargs={"seconds": 3.0}) for _ in range(2)]
         holders[0].start()

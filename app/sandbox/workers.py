@@ -79,10 +79,13 @@ class WorkerPool:
 
     Each new worker first runs `warm_up` (a job and its arguments), if given.
 
-    A job that has used `nice_after_seconds` of CPU is reniced, and a fresh worker takes its
-    place while it runs on, so that a few long (maybe hostile) programs cannot hold every
-    worker while quick ones queue. At most `long_jobs` such jobs run at once; past that, a long
-    job keeps its worker busy like any other. A reniced worker retires when its job ends.
+    A job that has used `nice_after_seconds` of CPU while the pool is crowded (callers waiting,
+    or more than `full_speed_jobs` jobs at full priority: by default one per CPU) is reniced,
+    and a fresh worker takes its place while it runs on, so that a few long (maybe hostile)
+    programs cannot hold every worker or CPU while quick ones queue. At most `long_jobs` such
+    jobs run at once; past that, a long job keeps its worker busy like any other. A reniced
+    worker retires when its job ends. A long job with the machine to itself keeps its priority
+    and its worker: a lone learner's race runs at full speed, and costs no fork.
 
     .. note:: There is one forkserver per process, so the first pool to start chooses what it
        preloads. Preload modules must not run torch ops at import: an OpenMP thread pool that
@@ -92,6 +95,7 @@ class WorkerPool:
     def __init__(self, size: int, *, memory_mb: int, device: str = "cpu",
                  preload: tuple[str, ...] = ("torch", "app.jobs"),
                  nice_after_seconds: float = 0.1, long_jobs: int = 0,
+                 full_speed_jobs: int | None = None,
                  warm_up: tuple[str, dict[str, object]] | None = None) -> None:
         if size < 1:
             raise ValueError(f"a worker pool needs at least one worker, got size={size}")
@@ -102,6 +106,9 @@ class WorkerPool:
         # CUDA reserves huge virtual ranges, so CUDA workers rely on the parent's RSS watch alone.
         self._limit_address_space = not _uses_cuda(device)
         self._nice_after = nice_after_seconds
+        self._full_speed_jobs = len(os.sched_getaffinity(0)) if full_speed_jobs is None \
+            else full_speed_jobs
+        self._busy: set[_Worker] = set()  # running a job now
         # The workers' working directory: empty, and removed with the pool.
         self._cwd = tempfile.mkdtemp(prefix="gradient-lab-sandbox-")
         self._context = multiprocessing.get_context("forkserver")
@@ -138,12 +145,16 @@ class WorkerPool:
         """
         worker = await self._take(queue_seconds)
         replied = False
+        with self._lock:
+            self._busy.add(worker)
         try:
             worker.conn.send((target, kwargs, cpu_seconds))
             status, value, *remote_traceback = await self._wait(worker, wall_seconds,
                                                                 cpu_seconds)
             replied = True
         finally:
+            with self._lock:
+                self._busy.discard(worker)
             # Killing and starting processes blocks, so not on the event loop.
             if replied and not worker.reniced:
                 self._give(worker)
@@ -260,7 +271,8 @@ class WorkerPool:
                     # so this is a floor for the worker's CPU when it began: a CPU burner is
                     # moved to the back after 0.1 s of CPU, not 0.1 s after the first poll.
                     cpu_at_start = cpu - (time.monotonic() - started)
-                if not worker.reniced and cpu - cpu_at_start >= self._nice_after:
+                if not worker.reniced and cpu - cpu_at_start >= self._nice_after \
+                        and self._crowded():
                     self._renice(worker)
         finally:
             loop.remove_reader(worker.conn.fileno())
@@ -272,6 +284,12 @@ class WorkerPool:
         except (EOFError, OSError):
             raise await asyncio.to_thread(self._death, worker, cpu_seconds) from None
         return reply
+
+    def _crowded(self) -> bool:
+        """Callers wait for a worker, or more jobs run at full priority than may."""
+        with self._lock:
+            return bool(self._waiters) or \
+                sum(not w.reniced for w in self._busy) > self._full_speed_jobs
 
     def _renice(self, worker: _Worker) -> None:
         # Short jobs on the other workers keep the CPU from a long, maybe hostile one.
