@@ -205,7 +205,9 @@ class WorkerPool:
                 if self._closed:
                     raise Busy("the sandbox is shutting down; try again", hint_key="hint.busy")
                 if self._idle:
-                    worker: _Worker | None = self._idle.popleft()
+                    # The worker that finished last: its caches are warm. Taking them in
+                    # turn, each of four workers ran S2 cold, in 3.9 ms instead of 1.9.
+                    worker: _Worker | None = self._idle.pop()
                 else:
                     waiter = _Waiter(asyncio.get_running_loop())
                     self._waiters.append(waiter)
