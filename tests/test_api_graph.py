@@ -14,6 +14,7 @@ import torch
 from fastapi.testclient import TestClient
 
 from app import schemas, wire
+from app.graph import Saved
 from app.jobs import graph
 from app.lessons import LESSONS
 from app.sandbox.limits import Limits
@@ -226,3 +227,6 @@ def test_the_workers_json_is_the_documented_graph_field_for_field(client: TestCl
 
 def test_a_number_past_64_bits_still_makes_json() -> None:
     assert json.loads(wire.dumps({"n": 2**70, "x": [1.5]})) == {"n": 2**70, "x": [1.5]}
+    # in a dataclass too, which orjson walks itself when no field is float32
+    saved = Saved("n", 2**70, None)
+    assert json.loads(wire.dumps([saved])) == [{"name": "n", "value": 2**70, "shape": None}]
