@@ -23,11 +23,19 @@ from app.sandbox.builtins import EXCEPTIONS, builtins_for
 from app.sandbox.limits import Limits
 from app.sandbox.scope import Scope
 from app.sandbox.size_guard import MemoryMeter, SizeGuard
+from app.sandbox.tensor_text import TensorText
 
-# Writing a value as text (print, f-strings) once check_text has bounded how long the text can
-# be: torch's tensor formatting runs a score of ops on what the program already made, which
-# the SizeGuard would otherwise measure one by one (two thirds of printing a small tensor).
-APP_READS = torch._C.DisableTorchFunction
+
+@contextmanager
+def app_reads() -> Iterator[None]:
+    """Writing a value as text (print, f-strings), once check_text has bounded how long it can be.
+
+    torch's tensor formatting runs a score of ops on what the program already made, which the
+    SizeGuard would otherwise measure one by one (two thirds of printing a small tensor); and
+    TensorText works out its widths in Python (most of the rest).
+    """
+    with torch._C.DisableTorchFunction(), TensorText():
+        yield
 
 
 class Recorder(Protocol):
@@ -279,7 +287,7 @@ class Runtime:
         sizes.check_text(args, self.limits, self.line)
         # sep goes between every two arguments: print(*xs, sep=s) writes len(xs) copies of it.
         sizes.check_sequence(len(sep) * len(args) + len(end), self.limits, self.line)
-        with APP_READS():
+        with app_reads():
             text = sep.join(map(str, args)) + end
         self.stdout_bytes += len(text.encode())
         if self.stdout_bytes > self.limits.stdout_bytes:
