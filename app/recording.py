@@ -17,7 +17,7 @@ from torch.autograd.gradcheck import GradcheckError
 
 from app.errors import TooLarge
 from app.sandbox.limits import Limits
-from app.tensors import all_finite, numel_budget, to_plain
+from app.tensors import all_finite, numel_budget, plain_and_finite, to_plain
 
 TRACED_CALLS = 20  # backward calls traced step by step; later ones still run, untraced
 _AUTOGRAD = {id(torch.autograd.grad): "grad", id(torch.autograd.backward): "backward"}
@@ -151,10 +151,11 @@ class GraphRecorder:
         if len(self.calls) >= TRACED_CALLS:
             self.untraced_calls += 1
             return fn(*args, **kwargs)
-        call = self._describe(fn, args, kwargs, line)
-        fns = walk([t.grad_fn for t in call.roots], self.limits.graph_nodes)
-        for node in fns:
-            self.saved.setdefault(id(node), (node, saved_tensors(node)))
+        with torch._C.DisableTorchFunction():  # the recorder's reads, not the program's
+            call = self._describe(fn, args, kwargs, line)
+            fns = walk([t.grad_fn for t in call.roots], self.limits.graph_nodes)
+            for node in fns:
+                self.saved.setdefault(id(node), (node, saved_tensors(node)))
         self._numel = numel_budget(2 * len(fns))  # each node sends what arrived and what left
         handles = []
         try:
@@ -168,10 +169,11 @@ class GraphRecorder:
         finally:
             for handle in handles:
                 handle.remove()
-            for node in fns:
-                if type(node).__name__ == "AccumulateGrad":
-                    call.leaf_grads[id(node)] = (node, to_plain(node.variable.grad,
-                                                                self._numel))
+            with torch._C.DisableTorchFunction():
+                for node in fns:
+                    if type(node).__name__ == "AccumulateGrad":
+                        call.leaf_grads[id(node)] = (node, to_plain(node.variable.grad,
+                                                                    self._numel))
             self.calls.append(call)
         if call.kind == "grad":
             call.results = tuple(r for r in result if isinstance(r, torch.Tensor))
@@ -198,11 +200,15 @@ class GraphRecorder:
                             create_graph=create, retain_graph=create if retain is None else
                             bool(retain))
 
+    # The hooks run inside the program's backward call, so inside its SizeGuard: their own reads
+    # (even t.is_floating_point()) would each go through the guard's __torch_function__.
+
     def _prehook(self, call: BackwardCall, node: Any) -> Any:
         def prehook(grad_outputs: tuple[Any, ...]) -> None:
             if len(call.steps) < self.limits.graph_nodes:
-                call.steps.append(Step(node, [to_plain(g, self._numel) for g in grad_outputs],
-                                       nonfinite=_nonfinite(grad_outputs)))
+                with torch._C.DisableTorchFunction():
+                    plain, nonfinite = _read(grad_outputs, self._numel)
+                call.steps.append(Step(node, plain, nonfinite=nonfinite))
         return prehook
 
     def _hook(self, call: BackwardCall, node: Any) -> Any:
@@ -210,10 +216,13 @@ class GraphRecorder:
             step = next((s for s in reversed(call.steps) if s.fn is node), None)
             if step is None:
                 return
-            out = grad_outputs[0] if grad_outputs else None
-            step.grad_inputs = [(to_plain(g, self._numel), _local(g, out, self._numel))
-                                for g in grad_inputs]
-            step.nonfinite = step.nonfinite or _nonfinite(grad_inputs)
+            with torch._C.DisableTorchFunction():
+                plain, nonfinite = _read(grad_inputs, self._numel)
+                out = grad_outputs[0] if grad_outputs else None
+                out_plain = step.grad_outputs[0] if step.grad_outputs else None
+                step.grad_inputs = [(p, _local(g, out, out_plain, self._numel))
+                                    for g, p in zip(grad_inputs, plain, strict=True)]
+            step.nonfinite = step.nonfinite or nonfinite
         return hook
 
     # --- gradcheck -----------------------------------------------------------------------------
@@ -237,19 +246,49 @@ class GraphRecorder:
             self.muted = False
 
 
-def _nonfinite(grads: tuple[Any, ...]) -> bool:
-    return any(isinstance(g, torch.Tensor) and g.is_floating_point() and not all_finite(g)
-               for g in grads)
+def _read(grads: tuple[Any, ...], numel: int) -> tuple[list[Any], bool]:
+    """Each gradient as a plain value, and whether a floating one holds a NaN or infinity."""
+    plain, nonfinite = [], False
+    for g in grads:
+        value, finite = plain_and_finite(g, numel)
+        plain.append(value)
+        if isinstance(g, torch.Tensor) and g.is_floating_point():
+            # finite is None for a summary, which read only a few of the values
+            nonfinite = nonfinite or not (all_finite(g) if finite is None else finite)
+    return plain, nonfinite
 
 
-def _local(grad_in: Any, grad_out: Any, numel: int) -> Any:
-    """∂out/∂in for elementwise ops: what the chain rule multiplied grad_out by."""
-    if not isinstance(grad_in, torch.Tensor) or not isinstance(grad_out, torch.Tensor):
+def _local(grad_in: Any, grad_out: Any, out_plain: Any, numel: int) -> Any:
+    """∂out/∂in for elementwise ops: what the chain rule multiplied grad_out by.
+
+    `out_plain` is grad_out as the prehook read it: a small one is checked for zeros there.
+    """
+    if not isinstance(grad_in, torch.Tensor) or not isinstance(grad_out, torch.Tensor) \
+            or grad_in.shape != grad_out.shape:
         return None
-    with torch._C.DisableTorchFunction():  # the recorder's ops, not the program's
-        if grad_in.shape != grad_out.shape or bool((grad_out == 0).any()):
-            return None
-        return to_plain(grad_in / grad_out, numel)
+    small = grad_out.numel() <= _ZERO_CHECK_NUMEL and not grad_out.is_complex()
+    zero = _has_zero(out_plain) if small else None
+    if zero if zero is not None else bool((grad_out == 0).any()):
+        return None
+    return to_plain(grad_in / grad_out, numel)
+
+
+_ZERO_CHECK_NUMEL = 64  # up to here a walk of the plain list beats two torch ops
+
+
+def _has_zero(plain: Any) -> bool | None:
+    """Whether a plain tensor value holds a 0 (None: a summary, which cannot tell)."""
+    if isinstance(plain, list):
+        found = False
+        for value in plain:
+            inner = _has_zero(value)
+            if inner is None:
+                return None
+            found = found or inner
+        return found
+    if isinstance(plain, dict):
+        return None
+    return plain == 0  # "NaN" and "Infinity" are not 0
 
 
 def _jacobians(fn: Any, inputs: Any, eps: float) -> tuple[Any, Any]:

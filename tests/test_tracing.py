@@ -151,6 +151,34 @@ def test_s19_second_backward_error_is_recorded_on_that_call() -> None:
     assert calls[0]["error"] is None and "second time" in calls[1]["error"]
 
 
+@pytest.mark.parametrize("n", [3, 200])  # checked on the plain list, and with torch
+def test_the_local_derivative_is_left_out_where_the_incoming_gradient_has_a_zero(n: int) -> None:
+    g = run("import torch\n"
+            f"x = torch.linspace(-1.0, 1.0, {n}, requires_grad=True)\n"
+            "y = x * 3\n"
+            "w = torch.ones(" + str(n) + ")\n"
+            "w[0] = 0.0\n"
+            "z = (y * w).sum()\n"
+            "z.backward()\n")
+    steps = {s.op: s for s in g.backward[0].steps}
+    mul = steps["MulBackward0"]  # y * w: the gradient into y is w, with a zero
+    assert mul.grad_outputs and all(gi.local is None for gi in mul.grad_inputs)
+    mul_x = [s for s in g.backward[0].steps if s.op == "MulBackward0"][1]  # x * 3
+    assert mul_x.grad_inputs[0].local is None  # its incoming gradient (w) has the zero
+
+
+def test_the_local_derivative_is_grad_in_over_grad_out_in_the_tensors_dtype() -> None:
+    g = run("import torch\n"
+            "x = torch.tensor([0.1, 0.2, 0.3], requires_grad=True)\n"
+            "y = torch.sin(x)\n"
+            "z = (y * torch.tensor([3.0, 7.0, 11.0])).sum()\n"
+            "z.backward()\n")
+    x = torch.tensor([0.1, 0.2, 0.3])
+    sin = next(s for s in g.backward[0].steps if s.op == "SinBackward0")
+    grad_out = torch.tensor([3.0, 7.0, 11.0])
+    assert sin.grad_inputs[0].local == ((grad_out * torch.cos(x)) / grad_out).tolist()
+
+
 def test_first_nonfinite_value_is_flagged() -> None:
     g = run("x = torch.tensor([0.0, 1.0], requires_grad=True)\ny = x * 2\nz = torch.log(x)\n"
             "w = z.sum()\nw.backward()\n")
