@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import weakref
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any
 
 import torch
@@ -156,26 +157,32 @@ class MemoryMeter:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self.live = 0
-        self._seen: weakref.WeakValueDictionary[int, torch.Tensor] = weakref.WeakValueDictionary()
+        # id(t) -> a weak reference whose callback, when t is freed, takes its bytes off `live`
+        # and its entry out (so an id reused later is a new tensor). Cheaper than
+        # weakref.finalize plus a WeakValueDictionary, and a tensor passes here twice.
+        self._held: dict[int, weakref.ref[torch.Tensor]] = {}
 
     def add(self, t: torch.Tensor, line: int | None) -> None:
+        if id(t) in self._held:
+            return
         # These reads are the runner's, not the program's: with a SizeGuard active each one
         # would go through its __torch_function__ (four calls, ~15 us, per tensor recorded).
         with torch._C.DisableTorchFunction():
             full = _unbatched(t)  # under vmap, t is one sample of it
             check_numel(full.numel(), "this tensor", self.limits, line)
-            if t._base is not None or t.is_meta or id(t) in self._seen:
+            if t._base is not None or t.is_meta:
                 return  # a view shares its base's memory
             nbytes = full.numel() * full.element_size()
-        self._seen[id(t)] = t
+        key = id(t)
+        self._held[key] = weakref.ref(t, partial(self._free, key, nbytes))
         self.live += nbytes
-        weakref.finalize(t, self._free, nbytes)
         if self.live > self.limits.tensor_memory_bytes:
             raise TooLarge(f"the program's tensors hold {self.live / 2**20:.0f} MiB; the limit is "
                            f"{self.limits.tensor_memory_bytes / 2**20:.0f} MiB", line=line,
                            hint_key="hint.too_large")
 
-    def _free(self, nbytes: int) -> None:
+    def _free(self, key: int, nbytes: int, _: object) -> None:
+        del self._held[key]
         self.live -= nbytes
 
 
@@ -208,7 +215,8 @@ class SizeGuard(TorchFunctionMode):
     def _measure(self, func: Callable[..., Any], name: str, args: Sequence[Any],
                  kwargs: dict[str, Any], line: int | None) -> None:
         limits = self.limits
-        samples = _samples([*args, *kwargs.values()])
+        tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
+        samples = _samples(tensors)
         if name in al.GROWING_CALLS or (name == "getitem" and _advanced_index(args[1])):
             try:
                 numel = _growing_numel(func, name, args, kwargs)
@@ -229,7 +237,5 @@ class SizeGuard(TorchFunctionMode):
             except Exception:  # noqa: BLE001 - torch reports the real error when the call runs
                 return
             check_sequence(pieces, limits, line)
-        else:
-            tensors = [a for a in (*args, *kwargs.values()) if isinstance(a, torch.Tensor)]
-            if len(tensors) > 1:
-                check_broadcast(tensors, limits, line, samples)
+        elif len(tensors) > 1:
+            check_broadcast(tensors, limits, line, samples)

@@ -137,6 +137,10 @@ def check_numel(numel: int, what: str, limits: Limits, line: int | None) -> None
 def check_broadcast(tensors: Sequence[torch.Tensor], limits: Limits, line: int | None,
                     samples: int = 1) -> None:
     """Refuse an elementwise op whose broadcast result is too big: ones(n, 1) * ones(1, n)."""
+    first = tensors[0].shape
+    if all(t.shape == first for t in tensors):  # the common case: the result has that shape
+        check_numel(math.prod(first) * samples, "the result", limits, line)
+        return
     shape: list[int] = []
     for t in tensors:
         dims = list(t.shape)
