@@ -80,12 +80,13 @@ class WorkerPool:
     Each new worker first runs `warm_up` (a job and its arguments), if given.
 
     A job that has used `nice_after_seconds` of CPU while the pool is crowded (callers waiting,
-    or more than `full_speed_jobs` jobs at full priority: by default one per CPU) is reniced,
-    and a fresh worker takes its place while it runs on, so that a few long (maybe hostile)
-    programs cannot hold every worker or CPU while quick ones queue. At most `long_jobs` such
-    jobs run at once; past that, a long job keeps its worker busy like any other. A reniced
-    worker retires when its job ends. A long job with the machine to itself keeps its priority
-    and its worker: a lone learner's race runs at full speed, and costs no fork.
+    or more than `full_speed_jobs` jobs at full priority: by default one per CPU but one, which
+    the server's event loop needs) is reniced, and a fresh worker takes its place while it runs
+    on, so that a few long (maybe hostile) programs cannot hold every worker or CPU while quick
+    ones queue. At most `long_jobs` such jobs run at once; past that, a long job keeps its
+    worker busy like any other. A reniced worker retires when its job ends. A long job with the
+    machine to itself keeps its priority and its worker: a lone learner's race runs at full
+    speed, and costs no fork.
 
     .. note:: There is one forkserver per process, so the first pool to start chooses what it
        preloads. Preload modules must not run torch ops at import: an OpenMP thread pool that
@@ -106,8 +107,8 @@ class WorkerPool:
         # CUDA reserves huge virtual ranges, so CUDA workers rely on the parent's RSS watch alone.
         self._limit_address_space = not _uses_cuda(device)
         self._nice_after = nice_after_seconds
-        self._full_speed_jobs = len(os.sched_getaffinity(0)) if full_speed_jobs is None \
-            else full_speed_jobs
+        self._full_speed_jobs = max(1, len(os.sched_getaffinity(0)) - 1) \
+            if full_speed_jobs is None else full_speed_jobs
         self._busy: set[_Worker] = set()  # running a job now
         # The workers' working directory: empty, and removed with the pool.
         self._cwd = tempfile.mkdtemp(prefix="gradient-lab-sandbox-")
