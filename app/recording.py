@@ -161,7 +161,8 @@ class GraphRecorder:
         try:
             for node in fns:
                 handles.append(node.register_prehook(self._prehook(call, node)))
-                handles.append(node.register_hook(self._hook(call, node)))
+                if type(node).__name__ != "AccumulateGrad":  # it sends nothing further back
+                    handles.append(node.register_hook(self._hook(call, node)))
             result = fn(*args, **kwargs)
         except Exception as exc:
             call.error = f"{type(exc).__name__}: {exc}"
