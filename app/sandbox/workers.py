@@ -2,8 +2,8 @@
 
 A job is "package.module:function" plus keyword arguments. Workers fork from a forkserver that has
 already imported torch, so replacing a killed one takes milliseconds. Linux only: the limits come
-from setrlimit, /proc and prctl. This module is the pool, in the server process; what runs inside
-each worker is in worker_process.py.
+from setrlimit, /proc and prctl. This module is the pool, in the server process; starting and
+stopping one worker is worker_handle.py, and what runs inside each worker is worker_process.py.
 
 The server awaits a job on its event loop: the loop watches the worker's end of the pipe, so a
 request waiting on a worker, or for one, holds no thread.
@@ -17,41 +17,19 @@ import logging
 import multiprocessing
 import os
 import shutil
-import signal
 import tempfile
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
-from multiprocessing.connection import Connection, wait
-from multiprocessing.process import BaseProcess
 
-from app.errors import AppError, Busy, ProgramError, Timeout
-from app.sandbox.worker_process import _out_of_memory, _serve, _usage
+from app.errors import AppError, Busy, Timeout
+from app.sandbox.worker_handle import Worker, death, start_worker, stop_worker, uses_cuda
+from app.sandbox.worker_process import _out_of_memory, _usage
 
 _log = logging.getLogger(__name__)
 
 _POLL_SECONDS = 0.025  # how often a waiting caller checks the clock and the worker's memory
-_START_SECONDS = 30.0  # a worker not ready by then has failed to start
-
-
-@dataclass(eq=False, slots=True)
-class _Worker:
-    process: BaseProcess
-    conn: Connection
-    idle_rss: int = 0  # resident bytes when ready; a job may add memory_mb on top
-    reniced: bool = False  # its job runs at low priority; it retires when the job ends
-    long: bool = False  # a fresh worker has taken its place in the pool
-
-    @property
-    def pid(self) -> int:
-        assert self.process.pid is not None  # set by start(), before the worker is used
-        return self.process.pid
-
-    def alive(self) -> bool:
-        # The sentinel turns readable when the process ends. Unlike is_alive(), this reads
-        # nothing from it, so it cannot race the join() of the thread waiting on this worker.
-        return not wait([self.process.sentinel], timeout=0)
 
 
 @dataclass(eq=False, slots=True)
@@ -60,7 +38,7 @@ class _Waiter:
 
     loop: asyncio.AbstractEventLoop
     future: asyncio.Future[None] = field(init=False)
-    worker: _Worker | None = None  # set, under the pool's lock, by whoever hands one over
+    worker: Worker | None = None  # set, under the pool's lock, by whoever hands one over
 
     def __post_init__(self) -> None:
         self.future = self.loop.create_future()
@@ -105,18 +83,18 @@ class WorkerPool:
         self._warm_up = warm_up
         self._memory_mb = memory_mb
         # CUDA reserves huge virtual ranges, so CUDA workers rely on the parent's RSS watch alone.
-        self._limit_address_space = not _uses_cuda(device)
+        self._limit_address_space = not uses_cuda(device)
         self._nice_after = nice_after_seconds
         self._full_speed_jobs = max(1, len(os.sched_getaffinity(0)) - 1) \
             if full_speed_jobs is None else full_speed_jobs
-        self._busy: set[_Worker] = set()  # running a job now
+        self._busy: set[Worker] = set()  # running a job now
         # The workers' working directory: empty, and removed with the pool.
         self._cwd = tempfile.mkdtemp(prefix="gradient-lab-sandbox-")
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(list(preload))  # a missing module is skipped
-        self._idle: deque[_Worker] = deque()
+        self._idle: deque[Worker] = deque()
         self._waiters: deque[_Waiter] = deque()  # first come, first served
-        self._workers: set[_Worker] = set()
+        self._workers: set[Worker] = set()
         self._starting = 0
         self._closed = False
         self._lock = threading.Lock()
@@ -197,7 +175,7 @@ class WorkerPool:
             self._retire(worker)
         shutil.rmtree(self._cwd, ignore_errors=True)
 
-    async def _take(self, queue_seconds: float) -> _Worker:
+    async def _take(self, queue_seconds: float) -> Worker:
         deadline = time.monotonic() + queue_seconds
         while True:
             if self._short_of_workers():  # a start failed earlier: try again
@@ -208,7 +186,7 @@ class WorkerPool:
                 if self._idle:
                     # The worker that finished last: its caches are warm. Taking them in
                     # turn, each of four workers ran S2 cold, in 3.9 ms instead of 1.9.
-                    worker: _Worker | None = self._idle.pop()
+                    worker: Worker | None = self._idle.pop()
                 else:
                     waiter = _Waiter(asyncio.get_running_loop())
                     self._waiters.append(waiter)
@@ -220,7 +198,7 @@ class WorkerPool:
             # It died while idle, e.g. at the hands of the OOM killer.
             await asyncio.to_thread(self._replace, worker)
 
-    async def _wait_for_worker(self, waiter: _Waiter, deadline: float) -> _Worker:
+    async def _wait_for_worker(self, waiter: _Waiter, deadline: float) -> Worker:
         try:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(waiter.future, max(0.0, deadline - time.monotonic()))
@@ -236,7 +214,7 @@ class WorkerPool:
         raise Busy(f"all {self._target_size} sandbox workers are busy; try again",
                    hint_key="hint.busy")
 
-    def _give(self, worker: _Worker) -> None:
+    def _give(self, worker: Worker) -> None:
         """Hand an idle worker to the longest-waiting caller, or keep it for the next."""
         with self._lock:
             if self._waiters:
@@ -247,7 +225,7 @@ class WorkerPool:
                 return
         waiter.wake()
 
-    async def _wait(self, worker: _Worker, wall_seconds: float,
+    async def _wait(self, worker: Worker, wall_seconds: float,
                     cpu_seconds: float) -> tuple[object, ...]:
         loop = asyncio.get_running_loop()
         replied: asyncio.Future[None] = loop.create_future()
@@ -285,7 +263,7 @@ class WorkerPool:
         try:
             reply: tuple[object, ...] = worker.conn.recv()
         except (EOFError, OSError):
-            raise await asyncio.to_thread(self._death, worker, cpu_seconds) from None
+            raise await asyncio.to_thread(death, worker, cpu_seconds, self._memory_mb) from None
         return reply
 
     def _crowded(self) -> bool:
@@ -294,7 +272,7 @@ class WorkerPool:
             return bool(self._waiters) or \
                 sum(not w.reniced for w in self._busy) > self._full_speed_jobs
 
-    def _renice(self, worker: _Worker) -> None:
+    def _renice(self, worker: Worker) -> None:
         # Short jobs on the other workers keep the CPU from a long, maybe hostile one.
         # Linux nice is per thread; the job's torch ops run on this one thread.
         worker.reniced = True
@@ -311,51 +289,19 @@ class WorkerPool:
             worker.long = True
         threading.Thread(target=self._top_up, name="sandbox-top-up", daemon=True).start()
 
-    def _death(self, worker: _Worker, cpu_seconds: float) -> AppError:
-        worker.process.join(1.0)
-        code = worker.process.exitcode
-        if code == -signal.SIGXCPU:
-            return Timeout(f"the program used more than {cpu_seconds:g} s of CPU time",
-                           hint_key="hint.timeout")
-        if code == -signal.SIGKILL:  # we kill only once we stop waiting: this is the OOM killer
-            return _out_of_memory(self._memory_mb)
-        how = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
-        return ProgramError(f"the worker running the program stopped unexpectedly ({how})",
-                            hint_key="hint.worker_crashed")
-
-    def _spawn(self) -> _Worker:
-        conn, child_conn = self._context.Pipe()
-        process = self._context.Process(target=_serve, name="sandbox-worker", daemon=True,
-                                        args=(child_conn, self._memory_mb,
-                                              self._limit_address_space, self._cwd))
-        worker = _Worker(process, conn)
-        try:
-            try:
-                process.start()
-            finally:
-                child_conn.close()
-            if not conn.poll(_START_SECONDS):
-                raise RuntimeError(f"a sandbox worker was not ready after {_START_SECONDS:g} s")
-            worker.idle_rss = conn.recv()  # EOFError: it died starting up; its stderr says why
-            if self._warm_up is not None:
-                # A fresh worker's first job runs several times slower (page faults, lazy
-                # inits): pay for that here, not in a request.
-                target, kwargs = self._warm_up
-                conn.send((target, kwargs, _START_SECONDS))
-                if not conn.poll(_START_SECONDS):
-                    raise RuntimeError(f"a sandbox worker's warm-up took over {_START_SECONDS:g} s")
-                conn.recv()  # whatever it returned, the worker is warm now
-                worker.idle_rss = _usage(worker.pid)[1]
-            with self._lock:
-                if self._closed:
-                    raise RuntimeError("the worker pool closed while a worker was starting")
+    def _spawn(self) -> Worker:
+        worker = start_worker(self._context, self._memory_mb, self._limit_address_space,
+                              self._cwd, self._warm_up)
+        with self._lock:
+            closed = self._closed
+            if not closed:
                 self._workers.add(worker)
-            return worker
-        except BaseException:
-            self._retire(worker)
-            raise
+        if closed:
+            stop_worker(worker)
+            raise RuntimeError("the worker pool closed while a worker was starting")
+        return worker
 
-    def _replace(self, worker: _Worker, count: bool = True) -> None:
+    def _replace(self, worker: Worker, count: bool = True) -> None:
         self._retire(worker)
         if count:
             with self._lock:
@@ -387,20 +333,8 @@ class WorkerPool:
                     self._starting -= 1
             self._give(worker)
 
-    def _retire(self, worker: _Worker) -> None:
+    def _retire(self, worker: Worker) -> None:
         with self._lock:
             self._workers.discard(worker)
-        if worker.process.pid is not None:
-            worker.process.kill()
-            worker.process.join(5.0)
-        worker.conn.close()
+        stop_worker(worker)
 
-
-def _uses_cuda(device: str) -> bool:
-    if device != "auto":
-        return device.startswith("cuda")
-    try:
-        import torch
-    except ImportError:
-        return False
-    return torch.cuda.is_available()
