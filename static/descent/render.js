@@ -96,6 +96,9 @@ function logish(z) {
   return z.map((row) => row.map((v) => (Number.isFinite(v) ? Math.log1p(v - lo) : null)));
 }
 
+// A log axis over many decades in a 200 px chart: at most five labels, so they do not overlap.
+const LOG_AXIS = { type: "log", exponentformat: "power", nticks: 5 };
+
 // Loss (log scale), lr, and gradient norm before (solid) and after (dashed) clipping.
 export function renderCharts(els, runs, frame, strings) {
   const steps = (n) => Array.from({ length: n }, (_, i) => i);
@@ -109,12 +112,12 @@ export function renderCharts(els, runs, frame, strings) {
   const positive = runs.every((run) => run.loss.every((v) => !(num(v) <= 0)));
   return Promise.all([
     Plotly.react(els.loss, runs.map((run, r) => line(r, run.loss)),
-      { ...base(strings.loss), yaxis: positive ? { type: "log", exponentformat: "power" } : {}, shapes: cursor(frame) }, config),
+      { ...base(strings.loss), yaxis: positive ? LOG_AXIS : {}, shapes: cursor(frame) }, config),
     Plotly.react(els.lr, runs.map((run, r) => line(r, run.lr)),
       { ...base(strings.lr), shapes: cursor(frame) }, config),
     Plotly.react(els.grad, runs.flatMap((run, r) => [line(r, run.grad_norm),
       ...(clipped ? [line(r, run.grad_norm_clipped, { dash: "dash" })] : [])]),
-    { ...base(strings.grad), yaxis: { type: "log", exponentformat: "power" }, shapes: cursor(frame) }, config),
+    { ...base(strings.grad), yaxis: LOG_AXIS, shapes: cursor(frame) }, config),
   ]);
 }
 
