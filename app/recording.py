@@ -8,7 +8,6 @@ freed them, which nn.Module call made each tensor, and every gradcheck's verdict
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -56,20 +55,26 @@ class GradcheckRecord:
     numerical: Any = None
 
 
-def walk(roots: list[Any], limit: int) -> list[Any]:
-    """The grad_fn nodes reachable from roots, breadth first (as torch's iter_graph walks)."""
+def walk(roots: list[Any], limit: int,
+         parents: dict[int, tuple[tuple[Any, int], ...]] | None = None) -> list[Any]:
+    """The grad_fn nodes reachable from roots, breadth first (as torch's iter_graph walks).
+
+    `parents`, when given, keeps each node's next_functions by id: torch builds that tuple
+    anew at every read, and a trace asks for it again for edges and backward steps.
+    """
     order = [fn for fn in dict.fromkeys(roots) if fn is not None]
     seen = {id(fn) for fn in order}
-    queue = deque(order)
-    while queue:
-        for parent, _ in queue.popleft().next_functions:
+    for fn in order:  # the list is the queue: a node appended here is visited in turn
+        nexts = fn.next_functions
+        if parents is not None:
+            parents[id(fn)] = nexts
+        for parent, _ in nexts:
             if parent is not None and id(parent) not in seen:
                 seen.add(id(parent))
                 order.append(parent)
                 if len(order) > limit:
                     raise TooLarge(f"the graph has more than {limit:,} nodes",
                                    hint_key="hint.graph_too_large")
-                queue.append(parent)
     return order
 
 

@@ -58,6 +58,7 @@ class _Builder:
         self.edges: list[Edge] = []
         self._edge_keys: set[tuple[str, str, str, int | None]] = set()
         self._keep: list[object] = []  # ids are only unique while their objects live
+        self.parents: dict[int, tuple[tuple[Any, int], ...]] = {}  # id(fn): its next_functions
         self.numel = 1_000  # values each tensor sends in full; build() sets it by graph size
         self.plain = TensorReads()
 
@@ -65,13 +66,16 @@ class _Builder:
         calls = self.recorder.calls
         results = {id(r) for c in calls for r in c.results}
         forward = [t for t in self.execution.namespace.values() if isinstance(t, torch.Tensor)]
-        everything = [t.grad_fn for t in forward] + [r.grad_fn for c in calls
-                                                    for r in (*c.roots, *c.results)]
-        self.numel = numel_budget(len(walk(everything, self.limit)) + len(forward))
-        self._grad_graph([t.grad_fn for t in forward + [r for c in calls for r in c.roots]
-                          if id(t) not in results], "forward")
-        for call in calls:
-            self._grad_graph([r.grad_fn for r in call.results], f"backward {call.index + 1}")
+        walks = [(self._walk([t.grad_fn for t in forward + [r for c in calls for r in c.roots]
+                              if id(t) not in results]), "forward")]
+        walks += [(self._walk([r.grad_fn for r in c.results]), f"backward {c.index + 1}")
+                  for c in calls]
+        reachable = len({id(fn) for fns, _ in walks for fn in fns})
+        if reachable > self.limit:
+            raise _too_large(self.limit)
+        self.numel = numel_budget(reachable + len(forward))
+        for fns, origin in walks:
+            self._grad_graph(fns, origin)
         for t in forward:
             if t.requires_grad and t.is_leaf and id(t) not in self.of_tensor:
                 self._leaf(t)
@@ -94,16 +98,17 @@ class _Builder:
 
     def _new(self, key: int, obj: object, **fields: Any) -> Node:
         if len(self.order) >= self.limit:
-            raise TooLarge(f"the graph has more than {self.limit:,} nodes",
-                           hint_key="hint.graph_too_large")
+            raise _too_large(self.limit)
         node = Node(id=f"n{len(self.order)}", **fields)
         self.order.append(node)
         self.nodes[key] = node
         self._keep.append(obj)
         return node
 
-    def _grad_graph(self, roots: list[Any], origin: str) -> None:
-        fns = walk(roots, self.limit)
+    def _walk(self, roots: list[Any]) -> list[Any]:
+        return walk(roots, self.limit, self.parents)
+
+    def _grad_graph(self, fns: list[Any], origin: str) -> None:
         for fn in fns:
             if id(fn) in self.nodes:
                 continue
@@ -122,7 +127,7 @@ class _Builder:
                 else saved_tensors(fn)
             node.saved = [Saved(name, *self._saved(value)) for name, value in saved]
         for fn in fns:
-            for index, (parent, _) in enumerate(fn.next_functions):
+            for index, (parent, _) in enumerate(self.parents[id(fn)]):
                 if parent is not None:
                     self._edge(self.nodes[id(parent)], self.nodes[id(fn)], "data", index)
 
@@ -231,7 +236,8 @@ class _Builder:
             if node.kind == "op" and step.grad_outputs:
                 node.grad = step.grad_outputs[0]
                 node.grad_kept = node.retains_grad
-            parents = [p for p, _ in step.fn.next_functions]
+            nexts = self.parents.get(id(step.fn))
+            parents = [p for p, _ in (step.fn.next_functions if nexts is None else nexts)]
             grads = [GradIn(self.nodes[id(p)].id if p is not None and id(p) in self.nodes
                             else None, grad, local)
                      for p, (grad, local) in zip(parents, step.grad_inputs, strict=False)]
@@ -254,6 +260,10 @@ class _Builder:
                     self.nodes[id(step.fn)].nonfinite = True
                     return Nonfinite(self.nodes[id(step.fn)].id, "grad")
         return None
+
+
+def _too_large(limit: int) -> TooLarge:
+    return TooLarge(f"the graph has more than {limit:,} nodes", hint_key="hint.graph_too_large")
 
 
 def _names(namespace: dict[str, object]) -> dict[str, object]:
