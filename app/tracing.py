@@ -40,7 +40,9 @@ class _Builder:
         self.recorder = recorder
         self.limit = recorder.limits.graph_nodes
         self.names = _names(execution.namespace)
-        self._name_of: dict[int, str] = {}  # id(value) -> its first name, as _names orders them
+        # id(value) -> its first name, as _names orders them (self.names holds each value, so
+        # an id is its value's alone)
+        self._name_of: dict[int, str] = {}
         for name, value in self.names.items():
             self._name_of.setdefault(id(value), name)
         self.made = {id(p.tensor): p for p in execution.tensors}
@@ -96,10 +98,10 @@ class _Builder:
 
     # --- nodes ---------------------------------------------------------------------------------
 
-    def _new(self, key: int, obj: object, **fields: Any) -> Node:
+    def _add(self, key: int, obj: object, node: Node) -> Node:
         if len(self.order) >= self.limit:
             raise _too_large(self.limit)
-        node = Node(id=f"n{len(self.order)}", **fields)
+        node.id = f"n{len(self.order)}"
         self.order.append(node)
         self.nodes[key] = node
         self._keep.append(obj)
@@ -109,52 +111,60 @@ class _Builder:
         return walk(roots, self.limit, self.parents)
 
     def _grad_graph(self, fns: list[Any], origin: str) -> None:
+        nodes, recorded, numel, plain = self.nodes, self.recorder.saved, self.numel, self.plain
         for fn in fns:
-            if id(fn) in self.nodes:
+            key = id(fn)
+            if key in nodes:
                 continue
-            if type(fn).__name__ == "AccumulateGrad":
-                node = self._leaf(fn.variable, fn)
+            op = type(fn).__name__
+            if op == "AccumulateGrad":
+                node = self._leaf(fn.variable)
+            elif key in self.by_fn:
+                made = self.by_fn[key][1]
+                t = made.tensor
+                node = self._add(key, fn, _node("op", self._name_of.get(id(t)), op, t,
+                                                made.line or None, origin, numel, plain))
+                self.of_tensor[id(t)] = node
             else:
-                made = self.by_fn[id(fn)][1] if id(fn) in self.by_fn else None
-                t = made.tensor if made else None
-                node = self._new(id(fn), fn, kind="op", name=self._name(t), op=type(fn).__name__,
-                                 **(self._describe(t) if t is not None else _UNSEEN),
-                                 line=made.line if made and made.line else None, origin=origin)
-                if t is not None:
-                    self.of_tensor[id(t)] = node
-            self.nodes[id(fn)] = node
-            saved = self.recorder.saved[id(fn)][1] if id(fn) in self.recorder.saved \
-                else saved_tensors(fn)
-            node.saved = [Saved(name, *self._saved(value)) for name, value in saved]
+                node = self._add(key, fn, _node("op", None, op, None, None, origin, numel, plain))
+            nodes[key] = node
+            saved = recorded[key][1] if key in recorded else saved_tensors(fn)
+            node.saved = [_saved(name, value, numel, plain) for name, value in saved]
+        edges, edge_keys = self.edges, self._edge_keys
         for fn in fns:
+            target = nodes[id(fn)].id
             for index, (parent, _) in enumerate(self.parents[id(fn)]):
                 if parent is not None:
-                    self._edge(self.nodes[id(parent)], self.nodes[id(fn)], "data", index)
+                    edge = (nodes[id(parent)].id, target, "data", index)
+                    if edge not in edge_keys:
+                        edge_keys.add(edge)
+                        edges.append(Edge(*edge))
 
-    def _leaf(self, t: torch.Tensor, fn: Any = None) -> Node:
-        if id(t) in self.of_tensor:
-            return self.of_tensor[id(t)]
-        made = self.made.get(id(t))
-        node = self._new(id(t), t, kind="leaf", name=self._name(t), op=None,
-                         **self._describe(t),
-                         line=made.line if made else None)
-        node.grad_kept = True
-        self.of_tensor[id(t)] = node
+    def _leaf(self, t: torch.Tensor) -> Node:
+        node = self.of_tensor.get(id(t))
+        if node is None:
+            made = self.made.get(id(t))
+            node = self._add(id(t), t, _node("leaf", self._name_of.get(id(t)), None, t,
+                                             made.line if made else None, "forward",
+                                             self.numel, self.plain))
+            node.grad_kept = True
+            self.of_tensor[id(t)] = node
         return node
 
     def _const(self, value: object) -> Node:
         if isinstance(value, torch.Tensor):
-            if id(value) in self.of_tensor:
-                return self.of_tensor[id(value)]
-            made = self.made.get(id(value))
-            node = self._new(id(value), value, kind="const", name=self._name(value), op=None,
-                             **self._describe(value), line=made.line if made else None)
-            self.of_tensor[id(value)] = node
+            node = self.of_tensor.get(id(value))
+            if node is None:
+                made = self.made.get(id(value))
+                node = self._add(id(value), value, _node(
+                    "const", self._name_of.get(id(value)), None, value,
+                    made.line if made else None, "forward", self.numel, self.plain))
+                self.of_tensor[id(value)] = node
             return node
         holder = [value]  # numbers are shared by Python; each use gets its own node
-        return self._new(id(holder), holder, kind="const", name=None, op=None, shape=[],
-                         dtype=type(value).__name__, value=plain_number(value)
-                         if isinstance(value, (int, float)) else None)
+        return self._add(id(holder), holder, Node(
+            "", "const", None, None, [], type(value).__name__,
+            plain_number(value) if isinstance(value, (int, float)) else None))
 
     def _constants_and_cuts(self) -> None:
         for made in self.execution.tensors:
@@ -173,7 +183,7 @@ class _Builder:
                 kind = "detached" if made.op.startswith("detach") else (
                     "no_grad" if any(s.requires_grad for s in sources) else "data")
                 for source in dict.fromkeys(s.id for s in sources):
-                    self._edge_ids(source, node.id, kind, None)
+                    self._edge(source, node.id, kind, None)
             if node is None or node.kind == "leaf":
                 continue
             for x in made.inputs:
@@ -182,7 +192,7 @@ class _Builder:
                                                   and id(x) not in self.of_tensor):
                     const = self._const(x)
                     const.line = const.line or node.line
-                    self._edge(const, node, "data", None)
+                    self._edge(const.id, node.id, "data", None)
 
     def _modules(self) -> None:
         names = {id(m): n for n, m in self.names.items() if isinstance(m, torch.nn.Module)}
@@ -205,21 +215,7 @@ class _Builder:
                     len(mods) == 1 and None not in mods:
                 node.module = next(iter(mods))
 
-    def _describe(self, t: torch.Tensor) -> dict[str, Any]:
-        return _describe(t, self.numel, self.plain)
-
-    def _saved(self, value: object) -> tuple[Any, list[int] | None]:
-        return _saved(value, self.numel, self.plain)
-
-    def _name(self, t: torch.Tensor | None) -> str | None:
-        if t is None:
-            return None
-        return self._name_of.get(id(t))  # self.names holds t, so its id is t's alone
-
-    def _edge(self, source: Node, target: Node, kind: str, index: int | None) -> None:
-        self._edge_ids(source.id, target.id, kind, index)
-
-    def _edge_ids(self, source: str, target: str, kind: str, index: int | None) -> None:
+    def _edge(self, source: str, target: str, kind: str, index: int | None) -> None:
         key = (source, target, kind, index)
         if key not in self._edge_keys:
             self._edge_keys.add(key)
@@ -279,28 +275,33 @@ def _names(namespace: dict[str, object]) -> dict[str, object]:
     return names
 
 
-_UNSEEN = {"shape": None, "dtype": None, "value": None, "requires_grad": True}
+def _node(kind: str, name: str | None, op: str | None, t: torch.Tensor | None,
+          line: int | None, origin: str, numel: int, plain: TensorReads) -> Node:
+    """A node for t, its id left for _Builder._add to give; t is None for an op whose
+    tensor the program never held."""
+    if t is None:
+        return Node("", kind, name, op, None, None, None, requires_grad=True, line=line,
+                    origin=origin)
+    # .grad of a non-leaf warns and is None unless retain_grad() was called: read it only
+    # where torch keeps it.
+    kept = t.is_leaf or t.retains_grad
+    return Node("", kind, name, op, list(t.shape), dtype_name(t.dtype), plain(t, numel),
+                grad=plain(t.grad, numel) if kept else None, requires_grad=t.requires_grad,
+                is_leaf=t.is_leaf, retains_grad=t.retains_grad, line=line, origin=origin)
 
 
-def _describe(t: torch.Tensor, numel: int, plain: TensorReads) -> dict[str, Any]:
-    return {"shape": list(t.shape), "dtype": dtype_name(t.dtype),
-            "value": plain(t, numel), "requires_grad": t.requires_grad, "is_leaf": t.is_leaf,
-            "retains_grad": t.retains_grad,
-            "grad": plain(t.grad, numel) if (t.is_leaf or t.retains_grad) else None}
-
-
-def _saved(value: object, numel: int, plain: TensorReads) -> tuple[Any, list[int] | None]:
+def _saved(name: str, value: object, numel: int, plain: TensorReads) -> Saved:
     if isinstance(value, torch.Tensor):
-        return plain(value, numel), list(value.shape)
+        return Saved(name, plain(value, numel), list(value.shape))
     # Plain numbers, not torch.tensor(value): nll_loss saves ignore_index=-100 as the uint64
     # 18446744073709551516, which no tensor dtype holds.
     if isinstance(value, (int, float, bool)):
-        return plain_number(value), None
+        return Saved(name, plain_number(value), None)
     if isinstance(value, (tuple, list)) and all(isinstance(v, (int, float)) for v in value):
-        return [plain_number(v) for v in value], None
+        return Saved(name, [plain_number(v) for v in value], None)
     if value is None:
-        return None, None
-    return str(value), None
+        return Saved(name, None, None)
+    return Saved(name, str(value), None)
 
 
 def _variables(execution: Execution, plain: TensorReads) -> dict[str, Variable]:
