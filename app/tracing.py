@@ -39,21 +39,20 @@ class _Builder:
         self.execution = execution
         self.recorder = recorder
         self.limit = recorder.limits.graph_nodes
-        self.names = _names(execution.namespace)
-        # id(value) -> its first name, as _names orders them (self.names holds each value, so
-        # an id is its value's alone)
-        self._name_of: dict[int, str] = {}
-        for name, value in self.names.items():
-            self._name_of.setdefault(id(value), name)
+        # The namespace holds every value named, so an id is its value's alone.
+        self._name_of, self.module_names, self.owners = _names(execution.namespace)
         self.made = {id(p.tensor): p for p in execution.tensors}
         # A grad_fn's Python object is only reused while someone holds it: keep each one, so
         # that the walk's next_functions hands back the same objects and ids match.
         self.by_fn: dict[int, tuple[Any, Produced]] = {}
-        made_by = [(p.tensor.grad_fn, p) for p in execution.tensors] + [
-            (t.grad_fn, Produced(t, 0)) for t, _ in recorder.module_outputs.values()]
-        for fn, made in made_by:
-            if fn is not None:
-                self.by_fn.setdefault(id(fn), (fn, made))
+        for p in execution.tensors:
+            fn = p.tensor.grad_fn
+            if fn is not None and id(fn) not in self.by_fn:
+                self.by_fn[id(fn)] = (fn, p)
+        for t, _ in recorder.module_outputs.values():
+            fn = t.grad_fn
+            if fn is not None and id(fn) not in self.by_fn:
+                self.by_fn[id(fn)] = (fn, Produced(t, 0))
         self.order: list[Node] = []
         self.nodes: dict[int, Node] = {}  # looked up by id(grad_fn), id(tensor) or id(const)
         self.of_tensor: dict[int, Node] = {}
@@ -88,9 +87,10 @@ class _Builder:
                  if id(r) in self.of_tensor}
         for node in self.order:
             node.is_output = node.id in roots or (node.kind != "const" and node.id not in used)
-        return Graph(device=str(device), stdout=self.execution.stdout,
-                     variables=_variables(self.execution, self.plain), nodes=self.order,
-                     edges=self.edges, backward=[self._backward(c) for c in calls],
+        variables = _variables(self.execution.namespace, self.made, self.plain)
+        return Graph(device=str(device), stdout=self.execution.stdout, variables=variables,
+                     nodes=self.order, edges=self.edges,
+                     backward=[self._backward(c) for c in calls],
                      gradchecks=[Gradcheck(g.line, g.passed, g.message, g.analytical,
                                            g.numerical) for g in self.recorder.gradchecks],
                      first_nonfinite=self._first_nonfinite(),
@@ -195,25 +195,30 @@ class _Builder:
                     self._edge(const.id, node.id, "data", None)
 
     def _modules(self) -> None:
-        names = {id(m): n for n, m in self.names.items() if isinstance(m, torch.nn.Module)}
+        of_tensor = self.of_tensor
         for t, module in self.recorder.module_outputs.values():
-            node = self.of_tensor.get(id(t))
+            node = of_tensor.get(id(t))
             if node is not None and node.module is None:
-                node.module = names.get(id(module), type(module).__name__)
-        for name, param in self.names.items():
-            if isinstance(param, torch.Tensor) and id(param) in self.of_tensor and "." in name:
-                self.of_tensor[id(param)].module = name.rsplit(".", 1)[0]
+                node.module = self.module_names.get(id(module), type(module).__name__)
+        for key, owner in self.owners.items():
+            if key in of_tensor:
+                of_tensor[key].module = owner
         if not any(node.module for node in self.order):
             return  # no module was called: nothing to spread
+        # An op inside a module call (t(), expand, ...) that the program never held takes the
+        # module of what it feeds, when that is one module.
+        inner = {node.id: node for node in self.order
+                 if node.kind == "op" and node.module is None and node.value is None}
+        if not inner:
+            return
+        by_id = {node.id: node for node in self.order}
         consumers: dict[str, set[str | None]] = {}
-        by_id = {n.id: n for n in self.nodes.values()}
         for edge in self.edges:
-            consumers.setdefault(edge.source, set()).add(by_id[edge.target].module)
-        for node in self.nodes.values():  # internal ops of a module call (t(), expand, ...)
-            mods = consumers.get(node.id, set())
-            if node.kind == "op" and node.module is None and node.value is None and \
-                    len(mods) == 1 and None not in mods:
-                node.module = next(iter(mods))
+            if edge.source in inner:
+                consumers.setdefault(edge.source, set()).add(by_id[edge.target].module)
+        for source, mods in consumers.items():
+            if len(mods) == 1 and None not in mods:
+                inner[source].module = next(iter(mods))
 
     def _edge(self, source: str, target: str, kind: str, index: int | None) -> None:
         key = (source, target, kind, index)
@@ -224,22 +229,25 @@ class _Builder:
     # --- backward calls ------------------------------------------------------------------------
 
     def _backward(self, call: Any) -> Backward:
+        nodes, parents = self.nodes, self.parents
         steps = []
         for step in call.steps:
-            node = self.nodes.get(id(step.fn))
+            fn = step.fn
+            node = nodes.get(id(fn))
             if node is None:
                 continue
             if node.kind == "op" and step.grad_outputs:
                 node.grad = step.grad_outputs[0]
                 node.grad_kept = node.retains_grad
-            nexts = self.parents.get(id(step.fn))
-            parents = [p for p, _ in (step.fn.next_functions if nexts is None else nexts)]
-            grads = [GradIn(self.nodes[id(p)].id if p is not None and id(p) in self.nodes
-                            else None, grad, local)
-                     for p, (grad, local) in zip(parents, step.grad_inputs, strict=False)]
-            steps.append(Step(node.id, type(step.fn).__name__, step.grad_outputs, grads))
-        leaf_grads = {self.nodes[key].id: grad for key, (_, grad) in call.leaf_grads.items()
-                      if key in self.nodes}
+            nexts = parents.get(id(fn))
+            grads = []
+            for (parent, _), (grad, local) in zip(fn.next_functions if nexts is None else nexts,
+                                                  step.grad_inputs, strict=False):
+                target = nodes.get(id(parent))  # None is no node's object, so no node's id
+                grads.append(GradIn(None if target is None else target.id, grad, local))
+            steps.append(Step(node.id, type(fn).__name__, step.grad_outputs, grads))
+        leaf_grads = {nodes[key].id: grad for key, (_, grad) in call.leaf_grads.items()
+                      if key in nodes}
         roots = [self.of_tensor[id(r)].id for r in call.roots if id(r) in self.of_tensor]
         return Backward(call.index, call.kind, call.line, roots, call.create_graph,
                         call.retain_graph, steps, leaf_grads, call.error)
@@ -262,17 +270,28 @@ def _too_large(limit: int) -> TooLarge:
     return TooLarge(f"the graph has more than {limit:,} nodes", hint_key="hint.graph_too_large")
 
 
-def _names(namespace: dict[str, object]) -> dict[str, object]:
-    """The program's names for tensors and modules, parameters as model.0.weight."""
-    names: dict[str, object] = {}
+def _names(namespace: dict[str, object]) -> tuple[dict[int, str], dict[int, str],
+                                                  dict[int, str]]:
+    """The program's names, by id: each value's first name (parameters as model.0.weight),
+    each module's last name, and the module holding each parameter, by that module's last."""
+    first: dict[int, str] = {}
+    modules: dict[int, str] = {}
+    owners: dict[int, str] = {}
     for name, value in namespace.items():
-        names.setdefault(name, value)
+        first.setdefault(id(value), name)
         if isinstance(value, torch.nn.Module):
-            for sub, module in value.named_modules(prefix=name):
-                names.setdefault(sub, module)
-            for sub, param in value.named_parameters(prefix=name):
-                names.setdefault(sub, param)
-    return names
+            named = list(value.named_modules(prefix=name))
+            for sub, module in named:
+                first.setdefault(id(module), sub)
+                modules[id(module)] = sub
+            seen: set[int] = set()
+            for sub, module in named:  # named_parameters(), without walking the modules again
+                for key, param in module._parameters.items():
+                    if param is not None and id(param) not in seen:
+                        seen.add(id(param))
+                        first.setdefault(id(param), f"{sub}.{key}")
+                        owners[id(param)] = sub
+    return first, modules, owners
 
 
 def _node(kind: str, name: str | None, op: str | None, t: torch.Tensor | None,
@@ -297,24 +316,28 @@ def _saved(name: str, value: object, numel: int, plain: TensorReads) -> Saved:
     # 18446744073709551516, which no tensor dtype holds.
     if isinstance(value, (int, float, bool)):
         return Saved(name, plain_number(value), None)
-    if isinstance(value, (tuple, list)) and all(isinstance(v, (int, float)) for v in value):
-        return Saved(name, [plain_number(v) for v in value], None)
+    if isinstance(value, (tuple, list)):
+        if all(type(v) is int for v in value):  # sizes and strides, plain as they are
+            return Saved(name, list(value), None)
+        if all(isinstance(v, (int, float)) for v in value):
+            return Saved(name, [plain_number(v) for v in value], None)
     if value is None:
         return Saved(name, None, None)
     return Saved(name, str(value), None)
 
 
-def _variables(execution: Execution, plain: TensorReads) -> dict[str, Variable]:
-    lines = {id(p.tensor): p.line for p in execution.tensors}
-    return {name: _variable(value, lines.get(id(value)), plain)
-            for name, value in execution.namespace.items() if isinstance(value, torch.Tensor)}
+def _variables(namespace: dict[str, object], made: dict[int, Produced],
+               plain: TensorReads) -> dict[str, Variable]:
+    return {name: _variable(value, made[id(value)].line if id(value) in made else None, plain)
+            for name, value in namespace.items() if isinstance(value, torch.Tensor)}
 
 
 def _variable(t: torch.Tensor, line: int | None, plain: TensorReads) -> Variable:
     # .grad of a non-leaf warns and is None unless retain_grad() was called: read it only
     # where torch keeps it.
-    grad = t.grad if (t.is_leaf or t.retains_grad) else None
+    is_leaf = t.is_leaf
+    grad = t.grad if (is_leaf or t.retains_grad) else None
+    fn = t.grad_fn
     return Variable(value=plain(t, 1_000), grad=plain(grad, 1_000), requires_grad=t.requires_grad,
-                    is_leaf=t.is_leaf,
-                    grad_fn=None if t.grad_fn is None else type(t.grad_fn).__name__,
+                    is_leaf=is_leaf, grad_fn=None if fn is None else type(fn).__name__,
                     shape=list(t.shape), dtype=dtype_name(t.dtype), line=line)
