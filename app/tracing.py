@@ -71,7 +71,10 @@ class _Builder:
                               if id(t) not in results]), "forward")]
         walks += [(self._walk([r.grad_fn for r in c.results]), f"backward {c.index + 1}")
                   for c in calls]
-        reachable = len({id(fn) for fns, _ in walks for fn in fns})
+        # Every node reachable from the variables and each call: a walk counts each once, and
+        # only a grad call's results (create_graph=True) lead into another walk's nodes.
+        reachable = len(walks[0][0]) if not any(fns for fns, _ in walks[1:]) else \
+            len({id(fn) for fns, _ in walks for fn in fns})
         if reachable > self.limit:
             raise _too_large(self.limit)
         self.numel = numel_budget(reachable + len(forward))
@@ -167,32 +170,40 @@ class _Builder:
             plain_number(value) if isinstance(value, (int, float)) else None))
 
     def _constants_and_cuts(self) -> None:
+        of_tensor = self.of_tensor
         for made in self.execution.tensors:
             t = made.tensor
-            node = self.of_tensor.get(id(t))
-            sources = [self.of_tensor[id(x)] for x in made.inputs
-                       if isinstance(x, torch.Tensor) and id(x) in self.of_tensor
-                       and x is not t]
-            if node is None and not made.grad_enabled and id(t) in self.recorder.module_outputs:
-                # model(x) under no_grad: the cut runs from the layer's parameters (S5)
-                module = self.recorder.module_outputs[id(t)][1]
-                sources += [self._leaf(p) for p in module.parameters() if p.requires_grad]
-            if node is None and sources and made.op not in ("grad", "backward"):
-                # cut from the graph (detach, no_grad), or computed from a cut tensor
-                node = self._const(t)
-                kind = "detached" if made.op.startswith("detach") else (
-                    "no_grad" if any(s.requires_grad for s in sources) else "data")
-                for source in dict.fromkeys(s.id for s in sources):
-                    self._edge(source, node.id, kind, None)
+            node = of_tensor.get(id(t))
+            if node is None:
+                node = self._cut(made)
             if node is None or node.kind == "leaf":
                 continue
             for x in made.inputs:
                 if isinstance(x, (int, float)) or (isinstance(x, torch.Tensor)
                                                   and not x.requires_grad
-                                                  and id(x) not in self.of_tensor):
+                                                  and id(x) not in of_tensor):
                     const = self._const(x)
                     const.line = const.line or node.line
                     self._edge(const.id, node.id, "data", None)
+
+    def _cut(self, made: Produced) -> Node | None:
+        """A node for a tensor that the grad walks did not reach but the graph fed: cut from
+        it (detach, no_grad), or computed from a cut tensor."""
+        t = made.tensor
+        sources = [self.of_tensor[id(x)] for x in made.inputs
+                   if isinstance(x, torch.Tensor) and id(x) in self.of_tensor and x is not t]
+        if not made.grad_enabled and id(t) in self.recorder.module_outputs:
+            # model(x) under no_grad: the cut runs from the layer's parameters (S5)
+            module = self.recorder.module_outputs[id(t)][1]
+            sources += [self._leaf(p) for p in module.parameters() if p.requires_grad]
+        if not sources or made.op in ("grad", "backward"):
+            return None
+        node = self._const(t)
+        kind = "detached" if made.op.startswith("detach") else (
+            "no_grad" if any(s.requires_grad for s in sources) else "data")
+        for source in dict.fromkeys(s.id for s in sources):
+            self._edge(source, node.id, kind, None)
+        return node
 
     def _modules(self) -> None:
         of_tensor = self.of_tensor
@@ -314,6 +325,8 @@ def _saved(name: str, value: object, numel: int, plain: TensorReads) -> Saved:
         return Saved(name, plain(value, numel), list(value.shape))
     # Plain numbers, not torch.tensor(value): nll_loss saves ignore_index=-100 as the uint64
     # 18446744073709551516, which no tensor dtype holds.
+    if type(value) is int:  # reduction, dim, alpha: the commonest after tensors
+        return Saved(name, value, None)
     if isinstance(value, (int, float, bool)):
         return Saved(name, plain_number(value), None)
     if isinstance(value, (tuple, list)):
