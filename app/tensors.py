@@ -79,9 +79,11 @@ def plain_and_finite(t: torch.Tensor | None, max_numel: int = 1_000) -> tuple[Pl
 
 
 def _to_plain(t: torch.Tensor | None, max_numel: int) -> tuple[Plain, bool | None]:
-    if t is None or t.is_meta:  # a meta tensor has a shape but no values (.cpu() would raise)
+    if t is None:
         return None, None
     if not t.is_cpu:
+        if t.is_meta:  # a meta tensor has a shape but no values (.cpu() would raise)
+            return None, None
         t = t.detach().cpu()
     numel = t.numel()
     if numel <= max_numel:
@@ -151,7 +153,8 @@ class TensorReads:
         """to_plain(t, numel)."""
         if t is None:
             return None
-        seen = self._by_id.get((id(t), numel), _UNREAD)
+        by_id = id(t), numel
+        seen = self._by_id.get(by_id, _UNREAD)
         if seen is not _UNREAD:
             return seen
         if t.layout != torch.strided:
@@ -159,11 +162,12 @@ class TensorReads:
         key = (t.data_ptr(), t.storage_offset(), t.shape, t.stride(), t.dtype, t.device, numel)
         read = self._by_memory.get(key)
         if read is None:
-            read = self._by_memory[key] = plain_and_finite(t, numel)
+            with torch._C.DisableTorchFunction():  # as plain_and_finite does
+                read = self._by_memory[key] = _to_plain(t, numel)
         plain, finite = read
         if finite is not None:
             self._finite.setdefault(id(t), finite)
-        self._by_id[id(t), numel] = plain
+        self._by_id[by_id] = plain
         self._held.append(t)
         return plain
 

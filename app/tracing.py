@@ -44,15 +44,15 @@ class _Builder:
         self.made = {id(p.tensor): p for p in execution.tensors}
         # A grad_fn's Python object is only reused while someone holds it: keep each one, so
         # that the walk's next_functions hands back the same objects and ids match.
-        self.by_fn: dict[int, tuple[Any, Produced]] = {}
+        self.by_fn: dict[int, tuple[Any, torch.Tensor, int | None]] = {}  # (fn, tensor, line)
         for p in execution.tensors:
             fn = p.tensor.grad_fn
             if fn is not None and id(fn) not in self.by_fn:
-                self.by_fn[id(fn)] = (fn, p)
+                self.by_fn[id(fn)] = (fn, p.tensor, p.line or None)
         for t, _ in recorder.module_outputs.values():
             fn = t.grad_fn
             if fn is not None and id(fn) not in self.by_fn:
-                self.by_fn[id(fn)] = (fn, Produced(t, 0))
+                self.by_fn[id(fn)] = (fn, t, None)
         self.order: list[Node] = []
         self.nodes: dict[int, Node] = {}  # looked up by id(grad_fn), id(tensor) or id(const)
         self.of_tensor: dict[int, Node] = {}
@@ -123,10 +123,9 @@ class _Builder:
             if op == "AccumulateGrad":
                 node = self._leaf(fn.variable)
             elif key in self.by_fn:
-                made = self.by_fn[key][1]
-                t = made.tensor
-                node = self._add(key, fn, _node("op", self._name_of.get(id(t)), op, t,
-                                                made.line or None, origin, numel, plain))
+                _, t, line = self.by_fn[key]
+                node = self._add(key, fn, _node("op", self._name_of.get(id(t)), op, t, line,
+                                                origin, numel, plain))
                 self.of_tensor[id(t)] = node
             else:
                 node = self._add(key, fn, _node("op", None, op, None, None, origin, numel, plain))
@@ -250,12 +249,14 @@ class _Builder:
             if node.kind == "op" and step.grad_outputs:
                 node.grad = step.grad_outputs[0]
                 node.grad_kept = node.retains_grad
-            nexts = parents.get(id(fn))
             grads = []
-            for (parent, _), (grad, local) in zip(fn.next_functions if nexts is None else nexts,
-                                                  step.grad_inputs, strict=False):
-                target = nodes.get(id(parent))  # None is no node's object, so no node's id
-                grads.append(GradIn(None if target is None else target.id, grad, local))
+            if step.grad_inputs:  # an AccumulateGrad's step has none
+                nexts = parents.get(id(fn))
+                for (parent, _), (grad, local) in zip(
+                        fn.next_functions if nexts is None else nexts, step.grad_inputs,
+                        strict=False):
+                    target = nodes.get(id(parent))  # None is no node's object, nor its id
+                    grads.append(GradIn(None if target is None else target.id, grad, local))
             steps.append(Step(node.id, type(fn).__name__, step.grad_outputs, grads))
         leaf_grads = {nodes[key].id: grad for key, (_, grad) in call.leaf_grads.items()
                       if key in nodes}
@@ -312,12 +313,13 @@ def _node(kind: str, name: str | None, op: str | None, t: torch.Tensor | None,
     if t is None:
         return Node("", kind, name, op, None, None, None, requires_grad=True, line=line,
                     origin=origin)
+    is_leaf, retains_grad = t.is_leaf, t.retains_grad
     # .grad of a non-leaf warns and is None unless retain_grad() was called: read it only
     # where torch keeps it.
-    kept = t.is_leaf or t.retains_grad
     return Node("", kind, name, op, list(t.shape), dtype_name(t.dtype), plain(t, numel),
-                grad=plain(t.grad, numel) if kept else None, requires_grad=t.requires_grad,
-                is_leaf=t.is_leaf, retains_grad=t.retains_grad, line=line, origin=origin)
+                grad=plain(t.grad, numel) if is_leaf or retains_grad else None,
+                requires_grad=t.requires_grad, is_leaf=is_leaf, retains_grad=retains_grad,
+                line=line, origin=origin)
 
 
 def _saved(name: str, value: object, numel: int, plain: TensorReads) -> Saved:
