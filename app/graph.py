@@ -3,6 +3,11 @@
 The program's variables, the nodes and edges of the graph autograd built, and each backward
 call's steps. Fields use the contract's names (app.schemas' GraphResponse), so app.wire
 writes a Graph as the reply's JSON just as it is.
+
+Saved, Edge, GradIn and Step are not frozen, as Node is not: trace() makes one for each saved
+value, edge, backward step and gradient (2,000 of them for a 300-node graph), and a frozen
+dataclass sets each field through object.__setattr__, which made building them cost three
+times as much. Nothing changes them once trace() has returned.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ class Variable:
     line: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Saved:
     name: str
     value: Any
@@ -54,7 +59,7 @@ class Node:
     nonfinite: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Edge:
     source: str
     target: str
@@ -62,14 +67,14 @@ class Edge:
     input: int | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class GradIn:
     target: str | None
     grad: Any
     local: Any
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Step:
     node: str
     op: str
