@@ -284,26 +284,26 @@ def _too_large(limit: int) -> TooLarge:
 
 def _names(namespace: dict[str, object]) -> tuple[dict[int, str], dict[int, str],
                                                   dict[int, str]]:
-    """The program's names, by id: each value's first name (parameters as model.0.weight),
+    """The program's names, by id: each tensor's first name (parameters as model.0.weight),
     each module's last name, and the module holding each parameter, by that module's last."""
-    first: dict[int, str] = {}
+    tensors: dict[int, str] = {}
     modules: dict[int, str] = {}
     owners: dict[int, str] = {}
     for name, value in namespace.items():
-        first.setdefault(id(value), name)
-        if isinstance(value, torch.nn.Module):
+        if isinstance(value, torch.Tensor):
+            tensors.setdefault(id(value), name)
+        elif isinstance(value, torch.nn.Module):
             named = list(value.named_modules(prefix=name))
             for sub, module in named:
-                first.setdefault(id(module), sub)
                 modules[id(module)] = sub
             seen: set[int] = set()
             for sub, module in named:  # named_parameters(), without walking the modules again
                 for key, param in module._parameters.items():
                     if param is not None and id(param) not in seen:
                         seen.add(id(param))
-                        first.setdefault(id(param), f"{sub}.{key}")
+                        tensors.setdefault(id(param), f"{sub}.{key}")
                         owners[id(param)] = sub
-    return first, modules, owners
+    return tensors, modules, owners
 
 
 def _node(kind: str, name: str | None, op: str | None, t: torch.Tensor | None,
@@ -323,21 +323,18 @@ def _node(kind: str, name: str | None, op: str | None, t: torch.Tensor | None,
 
 
 def _saved(name: str, value: object, numel: int, plain: TensorReads) -> Saved:
-    if isinstance(value, torch.Tensor):
-        return Saved(name, plain(value, numel), list(value.shape))
     # Plain numbers, not torch.tensor(value): nll_loss saves ignore_index=-100 as the uint64
     # 18446744073709551516, which no tensor dtype holds.
-    if type(value) is int:  # reduction, dim, alpha: the commonest after tensors
+    if type(value) is int or value is None:  # reduction, dim, alpha: plain as they are
         return Saved(name, value, None)
+    if type(value) is tuple and all(type(v) is int for v in value):  # sizes and strides
+        return Saved(name, list(value), None)
+    if isinstance(value, torch.Tensor):
+        return Saved(name, plain(value, numel), list(value.shape))
     if isinstance(value, (int, float, bool)):
         return Saved(name, plain_number(value), None)
-    if isinstance(value, (tuple, list)):
-        if all(type(v) is int for v in value):  # sizes and strides, plain as they are
-            return Saved(name, list(value), None)
-        if all(isinstance(v, (int, float)) for v in value):
-            return Saved(name, [plain_number(v) for v in value], None)
-    if value is None:
-        return Saved(name, None, None)
+    if isinstance(value, (tuple, list)) and all(isinstance(v, (int, float)) for v in value):
+        return Saved(name, [plain_number(v) for v in value], None)
     return Saved(name, str(value), None)
 
 
