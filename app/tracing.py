@@ -11,22 +11,12 @@ from typing import Any
 
 import torch
 
+from app.describing import describe_saved, describe_tensor, describe_variables, program_names
 from app.errors import TooLarge
-from app.graph import (
-    Backward,
-    Edge,
-    Gradcheck,
-    GradIn,
-    Graph,
-    Node,
-    Nonfinite,
-    Saved,
-    Step,
-    Variable,
-)
+from app.graph import Backward, Edge, Gradcheck, GradIn, Graph, Node, Nonfinite, Step
 from app.recording import GraphRecorder, saved_tensors, walk
 from app.sandbox.interpreter import Execution, Produced
-from app.tensors import TensorReads, dtype_name, numel_budget, plain_number
+from app.tensors import TensorReads, numel_budget, plain_number
 
 
 def trace(execution: Execution, recorder: GraphRecorder, device: torch.device) -> Graph:
@@ -40,7 +30,7 @@ class _Builder:
         self.recorder = recorder
         self.limit = recorder.limits.graph_nodes
         # The namespace holds every value named, so an id is its value's alone.
-        self._name_of, self.module_names, self.owners = _names(execution.namespace)
+        self._name_of, self.module_names, self.owners = program_names(execution.namespace)
         self.made = {id(p.tensor): p for p in execution.tensors}
         # A grad_fn's Python object is only reused while someone holds it: keep each one, so
         # that the walk's next_functions hands back the same objects and ids match.
@@ -90,7 +80,7 @@ class _Builder:
                  if id(r) in self.of_tensor}
         for node in self.order:
             node.is_output = node.id in roots or (node.kind != "const" and node.id not in used)
-        variables = _variables(self.execution.namespace, self.made, self.plain)
+        variables = describe_variables(self.execution.namespace, self.made, self.plain)
         return Graph(device=str(device), stdout=self.execution.stdout, variables=variables,
                      nodes=self.order, edges=self.edges,
                      backward=[self._backward(c) for c in calls],
@@ -124,14 +114,15 @@ class _Builder:
                 node = self._leaf(fn.variable)
             elif key in self.by_fn:
                 _, t, line = self.by_fn[key]
-                node = self._add(key, fn, _node("op", self._name_of.get(id(t)), op, t, line,
-                                                origin, numel, plain))
+                node = self._add(key, fn, describe_tensor(
+                    "op", self._name_of.get(id(t)), op, t, line, origin, numel, plain))
                 self.of_tensor[id(t)] = node
             else:
-                node = self._add(key, fn, _node("op", None, op, None, None, origin, numel, plain))
+                node = self._add(key, fn, describe_tensor(
+                    "op", None, op, None, None, origin, numel, plain))
             nodes[key] = node
             saved = recorded[key][1] if key in recorded else saved_tensors(fn)
-            node.saved = [_saved(name, value, numel, plain) for name, value in saved]
+            node.saved = [describe_saved(name, value, numel, plain) for name, value in saved]
         edges, edge_keys = self.edges, self._edge_keys
         for fn in fns:
             target = nodes[id(fn)].id
@@ -146,9 +137,9 @@ class _Builder:
         node = self.of_tensor.get(id(t))
         if node is None:
             made = self.made.get(id(t))
-            node = self._add(id(t), t, _node("leaf", self._name_of.get(id(t)), None, t,
-                                             made.line if made else None, "forward",
-                                             self.numel, self.plain))
+            node = self._add(id(t), t, describe_tensor(
+                "leaf", self._name_of.get(id(t)), None, t, made.line if made else None,
+                "forward", self.numel, self.plain))
             node.grad_kept = True
             self.of_tensor[id(t)] = node
         return node
@@ -158,7 +149,7 @@ class _Builder:
             node = self.of_tensor.get(id(value))
             if node is None:
                 made = self.made.get(id(value))
-                node = self._add(id(value), value, _node(
+                node = self._add(id(value), value, describe_tensor(
                     "const", self._name_of.get(id(value)), None, value,
                     made.line if made else None, "forward", self.numel, self.plain))
                 self.of_tensor[id(value)] = node
@@ -280,76 +271,3 @@ class _Builder:
 
 def _too_large(limit: int) -> TooLarge:
     return TooLarge(f"the graph has more than {limit:,} nodes", hint_key="hint.graph_too_large")
-
-
-def _names(namespace: dict[str, object]) -> tuple[dict[int, str], dict[int, str],
-                                                  dict[int, str]]:
-    """The program's names, by id: each tensor's first name (parameters as model.0.weight),
-    each module's last name, and the module holding each parameter, by that module's last."""
-    tensors: dict[int, str] = {}
-    modules: dict[int, str] = {}
-    owners: dict[int, str] = {}
-    for name, value in namespace.items():
-        if isinstance(value, torch.Tensor):
-            tensors.setdefault(id(value), name)
-        elif isinstance(value, torch.nn.Module):
-            named = list(value.named_modules(prefix=name))
-            for sub, module in named:
-                modules[id(module)] = sub
-            seen: set[int] = set()
-            for sub, module in named:  # named_parameters(), without walking the modules again
-                for key, param in module._parameters.items():
-                    if param is not None and id(param) not in seen:
-                        seen.add(id(param))
-                        tensors.setdefault(id(param), f"{sub}.{key}")
-                        owners[id(param)] = sub
-    return tensors, modules, owners
-
-
-def _node(kind: str, name: str | None, op: str | None, t: torch.Tensor | None,
-          line: int | None, origin: str, numel: int, plain: TensorReads) -> Node:
-    """A node for t, its id left for _Builder._add to give; t is None for an op whose
-    tensor the program never held."""
-    if t is None:
-        return Node("", kind, name, op, None, None, None, requires_grad=True, line=line,
-                    origin=origin)
-    is_leaf, retains_grad = t.is_leaf, t.retains_grad
-    # .grad of a non-leaf warns and is None unless retain_grad() was called: read it only
-    # where torch keeps it.
-    return Node("", kind, name, op, list(t.shape), dtype_name(t.dtype), plain(t, numel),
-                grad=plain(t.grad, numel) if is_leaf or retains_grad else None,
-                requires_grad=t.requires_grad, is_leaf=is_leaf, retains_grad=retains_grad,
-                line=line, origin=origin)
-
-
-def _saved(name: str, value: object, numel: int, plain: TensorReads) -> Saved:
-    # Plain numbers, not torch.tensor(value): nll_loss saves ignore_index=-100 as the uint64
-    # 18446744073709551516, which no tensor dtype holds.
-    if type(value) is int or value is None:  # reduction, dim, alpha: plain as they are
-        return Saved(name, value, None)
-    if type(value) is tuple and all(type(v) is int for v in value):  # sizes and strides
-        return Saved(name, list(value), None)
-    if isinstance(value, torch.Tensor):
-        return Saved(name, plain(value, numel), list(value.shape))
-    if isinstance(value, (int, float, bool)):
-        return Saved(name, plain_number(value), None)
-    if isinstance(value, (tuple, list)) and all(isinstance(v, (int, float)) for v in value):
-        return Saved(name, [plain_number(v) for v in value], None)
-    return Saved(name, str(value), None)
-
-
-def _variables(namespace: dict[str, object], made: dict[int, Produced],
-               plain: TensorReads) -> dict[str, Variable]:
-    return {name: _variable(value, made[id(value)].line if id(value) in made else None, plain)
-            for name, value in namespace.items() if isinstance(value, torch.Tensor)}
-
-
-def _variable(t: torch.Tensor, line: int | None, plain: TensorReads) -> Variable:
-    # .grad of a non-leaf warns and is None unless retain_grad() was called: read it only
-    # where torch keeps it.
-    is_leaf = t.is_leaf
-    grad = t.grad if (is_leaf or t.retains_grad) else None
-    fn = t.grad_fn
-    return Variable(value=plain(t, 1_000), grad=plain(grad, 1_000), requires_grad=t.requires_grad,
-                    is_leaf=is_leaf, grad_fn=None if fn is None else type(fn).__name__,
-                    shape=list(t.shape), dtype=dtype_name(t.dtype), line=line)

@@ -1,0 +1,89 @@
+"""How trace() describes what it finds, as app.graph's dataclasses of plain values.
+
+A tensor becomes a Node, a value an op saved for backward a Saved, and each tensor the program
+bound to a name a Variable; program_names finds the names the program gave its tensors and
+modules. The tensors' values are read through one TensorReads per trace (app.tensors).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from app.graph import Node, Saved, Variable
+from app.sandbox.interpreter import Produced
+from app.tensors import TensorReads, dtype_name, plain_number
+
+
+def program_names(namespace: dict[str, object]) -> tuple[dict[int, str], dict[int, str],
+                                                         dict[int, str]]:
+    """The program's names, by id: each tensor's first name (parameters as model.0.weight),
+    each module's last name, and the module holding each parameter, by that module's last."""
+    tensors: dict[int, str] = {}
+    modules: dict[int, str] = {}
+    owners: dict[int, str] = {}
+    for name, value in namespace.items():
+        if isinstance(value, torch.Tensor):
+            tensors.setdefault(id(value), name)
+        elif isinstance(value, torch.nn.Module):
+            named = list(value.named_modules(prefix=name))
+            for sub, module in named:
+                modules[id(module)] = sub
+            seen: set[int] = set()
+            for sub, module in named:  # named_parameters(), without walking the modules again
+                for key, param in module._parameters.items():
+                    if param is not None and id(param) not in seen:
+                        seen.add(id(param))
+                        tensors.setdefault(id(param), f"{sub}.{key}")
+                        owners[id(param)] = sub
+    return tensors, modules, owners
+
+
+def describe_tensor(kind: str, name: str | None, op: str | None, t: torch.Tensor | None,
+                    line: int | None, origin: str, numel: int, plain: TensorReads) -> Node:
+    """A node for t, its id left for the trace to give; t is None for an op whose tensor the
+    program never held."""
+    if t is None:
+        return Node("", kind, name, op, None, None, None, requires_grad=True, line=line,
+                    origin=origin)
+    is_leaf, retains_grad = t.is_leaf, t.retains_grad
+    # .grad of a non-leaf warns and is None unless retain_grad() was called: read it only
+    # where torch keeps it.
+    return Node("", kind, name, op, list(t.shape), dtype_name(t.dtype), plain(t, numel),
+                grad=plain(t.grad, numel) if is_leaf or retains_grad else None,
+                requires_grad=t.requires_grad, is_leaf=is_leaf, retains_grad=retains_grad,
+                line=line, origin=origin)
+
+
+def describe_saved(name: str, value: object, numel: int, plain: TensorReads) -> Saved:
+    """A value an op saved for backward: a tensor's values and shape, or a plain value."""
+    # Plain numbers, not torch.tensor(value): nll_loss saves ignore_index=-100 as the uint64
+    # 18446744073709551516, which no tensor dtype holds.
+    if type(value) is int or value is None:  # reduction, dim, alpha: plain as they are
+        return Saved(name, value, None)
+    if type(value) is tuple and all(type(v) is int for v in value):  # sizes and strides
+        return Saved(name, list(value), None)
+    if isinstance(value, torch.Tensor):
+        return Saved(name, plain(value, numel), list(value.shape))
+    if isinstance(value, (int, float, bool)):
+        return Saved(name, plain_number(value), None)
+    if isinstance(value, (tuple, list)) and all(isinstance(v, (int, float)) for v in value):
+        return Saved(name, [plain_number(v) for v in value], None)
+    return Saved(name, str(value), None)
+
+
+def describe_variables(namespace: dict[str, object], made: dict[int, Produced],
+                       plain: TensorReads) -> dict[str, Variable]:
+    """Each tensor the program bound to a name, with the line that made it."""
+    return {name: _variable(value, made[id(value)].line if id(value) in made else None, plain)
+            for name, value in namespace.items() if isinstance(value, torch.Tensor)}
+
+
+def _variable(t: torch.Tensor, line: int | None, plain: TensorReads) -> Variable:
+    # .grad of a non-leaf warns and is None unless retain_grad() was called: read it only
+    # where torch keeps it.
+    is_leaf = t.is_leaf
+    grad = t.grad if (is_leaf or t.retains_grad) else None
+    fn = t.grad_fn
+    return Variable(value=plain(t, 1_000), grad=plain(grad, 1_000), requires_grad=t.requires_grad,
+                    is_leaf=is_leaf, grad_fn=None if fn is None else type(fn).__name__,
+                    shape=list(t.shape), dtype=dtype_name(t.dtype), line=line)
