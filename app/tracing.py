@@ -47,7 +47,8 @@ class _Builder:
         self.nodes: dict[int, Node] = {}  # looked up by id(grad_fn), id(tensor) or id(const)
         self.of_tensor: dict[int, Node] = {}
         self.edges: list[Edge] = []
-        self._edge_keys: set[tuple[str, str, str, int | None]] = set()
+        self._edge_keys: set[tuple[str, str, str, int | None]] = set()  # _edge's, not a walk's
+        self._linked: set[int] = set()  # id(fn) whose edges from its inputs are in
         self._keep: list[object] = []  # ids are only unique while their objects live
         self.parents: dict[int, tuple[tuple[Any, int], ...]] = {}  # id(fn): its next_functions
         self.numel = 1_000  # values each tensor sends in full; build() sets it by graph size
@@ -123,15 +124,17 @@ class _Builder:
             nodes[key] = node
             saved = recorded[key][1] if key in recorded else saved_tensors(fn)
             node.saved = [describe_saved(name, value, numel, plain) for name, value in saved]
-        edges, edge_keys = self.edges, self._edge_keys
+        # A node's edges from its inputs are one per input, so only a node an earlier walk
+        # reached (a grad call's results lead back into the forward graph) repeats them.
+        edges, linked = self.edges, self._linked
         for fn in fns:
+            if id(fn) in linked:
+                continue
+            linked.add(id(fn))
             target = nodes[id(fn)].id
             for index, (parent, _) in enumerate(self.parents[id(fn)]):
                 if parent is not None:
-                    edge = (nodes[id(parent)].id, target, "data", index)
-                    if edge not in edge_keys:
-                        edge_keys.add(edge)
-                        edges.append(Edge(*edge))
+                    edges.append(Edge(nodes[id(parent)].id, target, "data", index))
 
     def _leaf(self, t: torch.Tensor) -> Node:
         node = self.of_tensor.get(id(t))
