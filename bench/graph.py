@@ -213,6 +213,7 @@ def main() -> int:
     parser.add_argument("--browser-runs", type=int, default=5)
     parser.add_argument("--no-browser", action="store_true")
     args = parser.parse_args()
+    torch.set_num_threads(1)  # as in a sandbox worker, where trace() runs
     ok = extraction(args.repeat)
     if not args.no_browser:
         ok &= browser(args.browser_runs)
