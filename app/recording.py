@@ -3,7 +3,7 @@
 It sees what the final variables cannot show: the order in which the autograd engine really
 ran each backward call (a prehook and a hook on every node, registered just before the call
 and removed right after), the tensors the saved-for-backward buffers held before backward
-freed them, which nn.Module call made each tensor, and every gradcheck's verdict.
+freed them, which nn.Module call made each tensor, and every gradcheck's verdict (gradchecks.py).
 """
 
 from __future__ import annotations
@@ -12,16 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-from torch.autograd.gradcheck import GradcheckError
 
 from app.errors import TooLarge
+from app.gradchecks import GRADCHECKS, GradcheckRecord, run_gradcheck
 from app.sandbox.limits import Limits
 from app.tensors import all_finite, numel_budget, plain_and_finite, to_plain
 
 TRACED_CALLS = 20  # backward calls traced step by step; later ones still run, untraced
 _AUTOGRAD = {id(torch.autograd.grad): "grad", id(torch.autograd.backward): "backward"}
-_GRADCHECKS = {id(torch.autograd.gradcheck), id(torch.autograd.gradgradcheck)}
-_JACOBIAN_NUMEL = 64
 
 
 @dataclass(slots=True)
@@ -44,15 +42,6 @@ class BackwardCall:
     leaf_grads: dict[int, tuple[Any, Any]] = field(default_factory=dict)  # id(fn): (fn, grad)
     error: str | None = None
     results: tuple[torch.Tensor, ...] = ()
-
-
-@dataclass(slots=True)
-class GradcheckRecord:
-    line: int
-    passed: bool
-    message: str | None
-    analytical: Any = None
-    numerical: Any = None
 
 
 def walk(roots: list[Any], limit: int,
@@ -145,13 +134,13 @@ class GraphRecorder:
     # --- backward calls ------------------------------------------------------------------------
 
     def intercepts(self, fn: object) -> bool:
-        if id(fn) in _AUTOGRAD or id(fn) in _GRADCHECKS:
+        if id(fn) in _AUTOGRAD or id(fn) in GRADCHECKS:
             return True
         return getattr(fn, "__name__", None) == "backward" and \
             isinstance(getattr(fn, "__self__", None), torch.Tensor)
 
     def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
-        if id(fn) in _GRADCHECKS:
+        if id(fn) in GRADCHECKS:
             return self._gradcheck(fn, args, kwargs, line)
         if len(self.calls) >= TRACED_CALLS:
             self.untraced_calls += 1
@@ -234,21 +223,12 @@ class GraphRecorder:
     # --- gradcheck -----------------------------------------------------------------------------
 
     def _gradcheck(self, fn: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
-        self.muted = True
+        self.muted = True  # gradcheck's perturbed runs are not the program's tensors
         record = GradcheckRecord(line=line, passed=False, message=None)
         self.gradchecks.append(record)
         try:
-            passed = fn(*args, **kwargs)
-            record.passed = bool(passed)
-            return passed
-        except GradcheckError as exc:
-            record.message = str(exc)
-            raise
+            return run_gradcheck(fn, args, kwargs, record)
         finally:
-            if not record.passed and args:
-                record.analytical, record.numerical = _jacobians(
-                    args[0], args[1] if len(args) > 1 else kwargs.get("inputs"),
-                    float(kwargs.get("eps", 1e-6)))
             self.muted = False
 
 
@@ -295,30 +275,3 @@ def _has_zero(plain: Any) -> bool | None:
     if isinstance(plain, dict):
         return None
     return plain == 0  # "NaN" and "Infinity" are not 0
-
-
-def _jacobians(fn: Any, inputs: Any, eps: float) -> tuple[Any, Any]:
-    """Analytical (autograd) and numerical (central differences) Jacobians for small inputs."""
-    x = inputs[0] if isinstance(inputs, (tuple, list)) else inputs
-    if not isinstance(x, torch.Tensor) or x.numel() > _JACOBIAN_NUMEL:
-        return None, None
-    rest = tuple(inputs[1:]) if isinstance(inputs, (tuple, list)) else ()
-    try:
-        def first(v: torch.Tensor) -> torch.Tensor:
-            out = fn(v, *rest)
-            return (out[0] if isinstance(out, (tuple, list)) else out).reshape(-1)
-
-        analytical = torch.autograd.functional.jacobian(first, x.detach())
-        base = x.detach().reshape(-1)
-        columns = []
-        with torch.no_grad():
-            for j in range(base.numel()):
-                step = torch.zeros_like(base)
-                step[j] = eps
-                up = first((base + step).reshape(x.shape))
-                down = first((base - step).reshape(x.shape))
-                columns.append((up - down) / (2 * eps))
-        numerical = torch.stack(columns, dim=1)
-        return to_plain(analytical.reshape(numerical.shape)), to_plain(numerical)
-    except Exception:  # noqa: BLE001 - the Jacobians are extra detail; the verdict stands
-        return None, None

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 
 APP = Path(__file__).resolve().parent.parent / "app"
-DOMAIN = ["sandbox", "graph.py", "tracing.py", "describing.py", "surfaces.py", "optimizers.py",
-          "race.py", "sweeps.py", "presets.py", "tensors.py", "jobs.py", "training"]
+DOMAIN = ["sandbox", "graph.py", "tracing.py", "describing.py", "recording.py", "gradchecks.py",
+          "surfaces.py", "optimizers.py", "race.py", "sweeps.py", "presets.py", "tensors.py",
+          "jobs.py", "training"]
 WEB = {"fastapi", "starlette", "pydantic", "pydantic_settings"}
 
 
