@@ -45,13 +45,15 @@ def describe_tensor(kind: str, name: str | None, op: str | None, t: torch.Tensor
     if t is None:
         return Node("", kind, name, op, None, None, None, requires_grad=True, line=line,
                     origin=origin)
-    is_leaf, retains_grad = t.is_leaf, t.retains_grad
-    # .grad of a non-leaf warns and is None unless retain_grad() was called: read it only
-    # where torch keeps it.
     return Node("", kind, name, op, list(t.shape), dtype_name(t.dtype), plain(t, numel),
-                grad=plain(t.grad, numel) if is_leaf or retains_grad else None,
-                requires_grad=t.requires_grad, is_leaf=is_leaf, retains_grad=retains_grad,
-                line=line, origin=origin)
+                grad=plain(_kept_grad(t), numel), requires_grad=t.requires_grad,
+                is_leaf=t.is_leaf, retains_grad=t.retains_grad, line=line, origin=origin)
+
+
+def _kept_grad(t: torch.Tensor) -> torch.Tensor | None:
+    """t.grad where torch keeps it: .grad of a non-leaf warns, and is None unless
+    retain_grad() was called."""
+    return t.grad if t.is_leaf or t.retains_grad else None
 
 
 def describe_saved(name: str, value: object, numel: int, plain: TensorReads) -> Saved:
@@ -79,11 +81,8 @@ def describe_variables(namespace: dict[str, object], made: dict[int, Produced],
 
 
 def _variable(t: torch.Tensor, line: int | None, plain: TensorReads) -> Variable:
-    # .grad of a non-leaf warns and is None unless retain_grad() was called: read it only
-    # where torch keeps it.
-    is_leaf = t.is_leaf
-    grad = t.grad if (is_leaf or t.retains_grad) else None
     fn = t.grad_fn
-    return Variable(value=plain(t, 1_000), grad=plain(grad, 1_000), requires_grad=t.requires_grad,
-                    is_leaf=is_leaf, grad_fn=None if fn is None else type(fn).__name__,
+    return Variable(value=plain(t, 1_000), grad=plain(_kept_grad(t), 1_000),
+                    requires_grad=t.requires_grad, is_leaf=t.is_leaf,
+                    grad_fn=None if fn is None else type(fn).__name__,
                     shape=list(t.shape), dtype=dtype_name(t.dtype), line=line)

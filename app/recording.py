@@ -62,9 +62,13 @@ def walk(roots: list[Any], limit: int,
                 seen.add(id(parent))
                 order.append(parent)
                 if len(order) > limit:
-                    raise TooLarge(f"the graph has more than {limit:,} nodes",
-                                   hint_key="hint.graph_too_large")
+                    raise graph_too_large(limit)
     return order
+
+
+def graph_too_large(limit: int) -> TooLarge:
+    """The one error for a graph past the node limit, from the walk or from the trace."""
+    return TooLarge(f"the graph has more than {limit:,} nodes", hint_key="hint.graph_too_large")
 
 
 def saved_tensors(fn: Any) -> list[tuple[str, Any]]:

@@ -12,9 +12,8 @@ from typing import Any
 import torch
 
 from app.describing import describe_saved, describe_tensor, describe_variables, program_names
-from app.errors import TooLarge
 from app.graph import Backward, Edge, Gradcheck, GradIn, Graph, Node, Nonfinite, Step
-from app.recording import GraphRecorder, saved_tensors, walk
+from app.recording import GraphRecorder, graph_too_large, saved_tensors, walk
 from app.sandbox.interpreter import Execution, Produced
 from app.tensors import TensorReads, numel_budget, plain_number
 
@@ -67,7 +66,7 @@ class _Builder:
         reachable = len(walks[0][0]) if not any(fns for fns, _ in walks[1:]) else \
             len({id(fn) for fns, _ in walks for fn in fns})
         if reachable > self.limit:
-            raise _too_large(self.limit)
+            raise graph_too_large(self.limit)
         self.numel = numel_budget(reachable + len(forward))
         for fns, origin in walks:
             self._grad_graph(fns, origin)
@@ -94,7 +93,7 @@ class _Builder:
 
     def _add(self, key: int, obj: object, node: Node) -> Node:
         if len(self.order) >= self.limit:
-            raise _too_large(self.limit)
+            raise graph_too_large(self.limit)
         node.id = f"n{len(self.order)}"
         self.order.append(node)
         self.nodes[key] = node
@@ -270,7 +269,3 @@ class _Builder:
                     self.nodes[id(step.fn)].nonfinite = True
                     return Nonfinite(self.nodes[id(step.fn)].id, "grad")
         return None
-
-
-def _too_large(limit: int) -> TooLarge:
-    return TooLarge(f"the graph has more than {limit:,} nodes", hint_key="hint.graph_too_large")
