@@ -109,20 +109,20 @@ def training_json(lesson: str, device: str, **options: object) -> bytes:
 
 
 # What each new sandbox worker runs before its first request (WorkerPool's warm_up): parse,
-# torch calls, backward, print, tracing and each optimizer's step, so that their first-use
-# costs in a fresh process (page faults as it writes to what it shares with the forkserver,
-# lazy imports, Python's specialising of hot code) are not a learner's wait. A long job's
-# worker retires after it (see WorkerPool), so a race often lands on a fresh worker: with this
-# warm-up its 1,000 steps took what they take in a warm process (340 ms against 330 ms).
+# torch calls, backward, print and tracing, so that their first-use costs in a fresh process
+# (page faults as it writes to what it shares with the forkserver, lazy imports, Python's
+# specialising of hot code) are not a learner's wait: S2 took 11.3 ms as a fresh worker's
+# first job, 1.8 ms after this.
+#
+# Only a program's graph. The pool starts a worker whenever a long job takes one's place, and a
+# class under attack does so a dozen times a second, so this is paid often. Warming up a
+# surface and a race of every optimizer too took 31 ms instead of 11, and saved a fresh
+# worker's first 1,000-step race 10 ms of its 300.
 _WARM_UP_PROGRAM = ("import torch\nx = torch.ones(3, requires_grad=True)\n"
                     "y = (x * 2 + 1).sum()\ny.backward()\nprint(x.grad)\n")
 
 
 def warm_up(device: str, limits: Limits) -> None:
-    """Run a little of each lab: a program's graph, a surface, and a race of every optimizer."""
+    """Run a small program's graph: what most requests are."""
     graph_json(_WARM_UP_PROGRAM, device, limits)
-    surface("rosenbrock", None, {}, (-2.0, 2.0), (-1.0, 3.0), 8, limits)
-    runs = [Run(name, lr=lr) for name, lr in SURFACES["rosenbrock"].lr.items()]
-    runs += [Run("adam", lr=0.01, scheduler={"kind": "cosine"}, clip={"kind": "norm", "max": 1.0})]
-    descent("rosenbrock", None, {}, (-1.5, 2.0), 20, runs, 0.0, 0, False, limits)
 

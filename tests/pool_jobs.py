@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from app.errors import Disallowed
+from app.errors import Disallowed, Timeout
 
 
 def echo(**kwargs: object) -> dict[str, object]:
@@ -25,6 +25,23 @@ def niceness_after(seconds: float) -> int:
     """Busy for `seconds` of wall time, using what CPU it gets; then its niceness."""
     spin_for(seconds)
     return os.getpriority(os.PRIO_PROCESS, 0)
+
+
+def priority() -> tuple[int, int, int]:
+    """(pid, niceness, scheduling policy) of the thread running this job."""
+    return os.getpid(), os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0)
+
+
+def renice_self() -> int:
+    """Renice the job's thread as the pool does, but after the job, as a late renice lands."""
+    os.setpriority(os.PRIO_PROCESS, 0, 19)
+    return os.getpid()
+
+
+def time_out_after(seconds: float) -> None:
+    """End as the interpreter ends a program past its wall limit: with Timeout, by itself."""
+    time.sleep(seconds)
+    raise Timeout("the program ran longer than it may", hint_key="hint.timeout")
 
 
 def spin_for(seconds: float) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import subprocess
 import sys
@@ -196,15 +197,33 @@ def test_a_job_cannot_write_bytes_to_a_file_anywhere(solo: WorkerPool) -> None:
         path.unlink(missing_ok=True)
 
 
-def test_a_long_job_is_reniced_and_its_worker_retired_while_quick_jobs_keep_theirs() -> None:
+FULL_SPEED = (0, os.SCHED_OTHER)
+
+
+def test_a_long_job_is_reniced_and_its_worker_comes_back_at_full_priority() -> None:
     with _started(1, nice_after_seconds=0.1, full_speed_jobs=0) as niced:
-        quick = run(niced, "pid")
-        assert run(niced, "pid") == quick
+        quick, *priority = run(niced, "priority")
+        assert tuple(priority) == FULL_SPEED
         assert run(niced, "niceness_after", seconds=1.0) == 19
-        fresh = run(niced, "pid")
-        assert fresh != quick
-        assert run(niced, "pid") == fresh
-        assert niced.restarts == 1
+        assert run(niced, "priority") == (quick, *FULL_SPEED)  # no fork, a fresh thread
+        assert niced.restarts == 0 and niced.size == 1
+
+
+def test_a_job_thread_reniced_after_its_job_hands_the_next_job_to_a_fresh_one(
+        solo: WorkerPool) -> None:
+    # The pool may renice a job just as it ends, when the reply is already on its way.
+    worker = run(solo, "renice_self")
+    assert run(solo, "priority") == (worker, *FULL_SPEED)
+    assert run(solo, "priority") == (worker, *FULL_SPEED)
+
+
+def test_a_program_that_ends_itself_at_the_wall_limit_keeps_its_worker(solo: WorkerPool) -> None:
+    # The interpreter stops a program at the wall limit itself; the pool kills a worker only
+    # a little later, when a job is stuck in one long call.
+    before = run(solo, "pid")
+    with pytest.raises(Timeout, match="ran longer than it may"):
+        run(solo, "time_out_after", wall=0.5, seconds=0.52)
+    assert run(solo, "pid") == before
 
 
 def test_the_collector_leaves_the_preloaded_heap_alone_after_the_warm_up(solo: WorkerPool) -> None:
@@ -237,7 +256,8 @@ def test_a_long_job_is_reniced_once_more_jobs_run_than_may_run_at_full_speed() -
         other = executor.submit(run, pool, "sleep", seconds=0.6)
         assert long.result() == 19
         other.result()
-        _until(lambda: pool.restarts == 1)
+        _until(lambda: pool.size == 3)  # a third worker took the long job's place
+        assert pool.restarts == 0
 
 
 def test_a_job_that_takes_long_but_uses_little_cpu_keeps_its_worker() -> None:
@@ -257,13 +277,30 @@ def _until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
 
 
 def test_a_long_job_gives_its_place_to_a_fresh_worker_so_quick_jobs_do_not_wait() -> None:
-    with _started(1, nice_after_seconds=0.1, long_jobs=1, full_speed_jobs=0) as pool:
-        holder = threading.Thread(target=run, args=(pool, "spin_for"), kwargs={"seconds": 3.0})
+    with _started(1, nice_after_seconds=0.1, long_jobs=1, full_speed_jobs=0,
+                  spare_seconds=2.5) as pool:
+        holder = threading.Thread(target=run, args=(pool, "spin_for"), kwargs={"seconds": 1.5})
         holder.start()
         _until(lambda: pool.size == 2)  # the holder's job was reniced and a worker started
         assert pool.run(f"{JOBS}:pid", wall_seconds=5, cpu_seconds=5, queue_seconds=0.5)
         holder.join()
-        assert pool.size == 1  # the long job's worker retired with its job
+        assert pool.size == 2  # the long job's worker stays, a spare for the next long job
+        _until(lambda: pool.size == 1)  # and the longest idle retires after 2.5 s idle
+        assert pool.restarts == 0
+
+
+def test_a_spare_takes_the_next_long_jobs_place_without_a_fork() -> None:
+    with _started(1, nice_after_seconds=0.1, long_jobs=1, full_speed_jobs=0) as pool:
+        run(pool, "spin_for", seconds=0.5)
+        _until(lambda: pool.size == 2)
+        workers = {run(pool, "pid") for _ in range(3)}
+        holder = threading.Thread(target=run, args=(pool, "spin_for"), kwargs={"seconds": 1.0})
+        holder.start()
+        time.sleep(0.5)  # the holder's job is long now; the spare is the pool's one worker
+        assert pool.run(f"{JOBS}:pid", wall_seconds=5, cpu_seconds=5, queue_seconds=0.2) \
+            not in workers
+        holder.join()
+        assert pool.size == 2
 
 
 def test_past_the_long_job_limit_a_long_job_keeps_its_worker() -> None:

@@ -5,6 +5,8 @@ The pool (workers.py) decides which worker runs what; worker_process.py is what 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
@@ -12,7 +14,7 @@ from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
 
 from app.errors import AppError, ProgramError, Timeout
-from app.sandbox.worker_process import _out_of_memory, _serve, _usage
+from app.sandbox.worker_process import _out_of_memory, _serve
 
 START_SECONDS = 30.0  # a worker not ready by then has failed to start
 
@@ -22,8 +24,10 @@ class Worker:
     process: BaseProcess
     conn: Connection
     idle_rss: int = 0  # resident bytes when ready; a job may add memory_mb on top
-    reniced: bool = False  # its job runs at low priority; it retires when the job ends
-    long: bool = False  # a fresh worker has taken its place in the pool
+    cpu_idle: float = 0.0  # CPU seconds it had used when its last job ended
+    idle_since: float = 0.0  # time.monotonic() when it last went idle
+    reniced: bool = False  # its job's thread runs at low priority
+    long: bool = False  # another worker has taken its place in the pool while its job runs
 
     @property
     def pid(self) -> int:
@@ -38,28 +42,24 @@ class Worker:
 
 def start_worker(context: ForkServerContext, memory_mb: int, limit_address_space: bool,
                  cwd: str, warm_up: tuple[str, dict[str, object]] | None) -> Worker:
-    """A new worker, confined and ready (warm, if `warm_up` names a job); raises if it is not."""
+    """A new worker, confined and ready (warm, if `warm_up` names a job); raises if it is not.
+
+    A fresh worker's first job runs several times slower (page faults, lazy inits), so the
+    worker pays for that with `warm_up` before it says it is ready.
+    """
     conn, child_conn = context.Pipe()
     process = context.Process(target=_serve, name="sandbox-worker", daemon=True,
-                              args=(child_conn, memory_mb, limit_address_space, cwd))
+                              args=(child_conn, memory_mb, limit_address_space, cwd, warm_up))
     worker = Worker(process, conn)
     try:
         try:
             process.start()
         finally:
             child_conn.close()
+        # The warm-up runs at the lowest priority, so on a busy machine it takes a while.
         if not conn.poll(START_SECONDS):
             raise RuntimeError(f"a sandbox worker was not ready after {START_SECONDS:g} s")
-        worker.idle_rss = conn.recv()  # EOFError: it died starting up; its stderr says why
-        if warm_up is not None:
-            # A fresh worker's first job runs several times slower (page faults, lazy inits):
-            # pay for that here, not in a request.
-            target, kwargs = warm_up
-            conn.send((target, kwargs, START_SECONDS))
-            if not conn.poll(START_SECONDS):
-                raise RuntimeError(f"a sandbox worker's warm-up took over {START_SECONDS:g} s")
-            conn.recv()  # whatever it returned, the worker is warm now
-            worker.idle_rss = _usage(worker.pid)[1]
+        worker.idle_rss, worker.cpu_idle = conn.recv()  # EOFError: it died starting up
         return worker
     except BaseException:
         stop_worker(worker)
@@ -78,6 +78,29 @@ def death(worker: Worker, cpu_seconds: float, memory_mb: int) -> AppError:
     how = f"signal {signal.Signals(-code).name}" if code and code < 0 else f"exit code {code}"
     return ProgramError(f"the worker running the program stopped unexpectedly ({how})",
                         hint_key="hint.worker_crashed")
+
+
+def renice_job(worker: Worker) -> None:
+    """Move the worker's running job to the back of the CPU queue; its worker stays as it is.
+
+    Linux nice and scheduling policy are per thread, and a worker runs its jobs on a job thread
+    (the main thread only starts them; see worker_process._serve), so every thread but the main
+    one is reniced. The job's torch ops run on that thread (workers use one torch thread).
+    """
+    try:
+        threads = [int(tid) for tid in os.listdir(f"/proc/{worker.pid}/task")]
+    except FileNotFoundError:
+        return  # it has just exited: the pipe's EOF will report it
+    for tid in threads:
+        if tid == worker.pid:
+            continue
+        with contextlib.suppress(ProcessLookupError):
+            os.setpriority(os.PRIO_PROCESS, tid, 19)
+        # And SCHED_IDLE, where Linux lets us: CFS weighs a nice-19 thread 15 against a
+        # nice-0 one's 1024, and a class under attack runs a score of long jobs at once, which
+        # add up; an idle-class thread weighs 3. It still runs, at the back, until its limit.
+        with contextlib.suppress(ProcessLookupError, PermissionError, AttributeError, OSError):
+            os.sched_setscheduler(tid, os.SCHED_IDLE, os.sched_param(0))
 
 
 def stop_worker(worker: Worker) -> None:

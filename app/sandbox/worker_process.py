@@ -16,7 +16,10 @@ import math
 import os
 import resource
 import signal
+import threading
+import time
 import traceback
+from collections.abc import Callable
 from multiprocessing.connection import Connection
 
 from app.errors import AppError, TooLarge
@@ -24,27 +27,66 @@ from app.errors import AppError, TooLarge
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _PR_SET_PDEATHSIG = 1
+_WARM_UP_CPU_SECONDS = 30.0
 
 
-def _serve(conn: Connection, memory_mb: int, limit_address_space: bool, cwd: str) -> None:
-    """Confine this process, report its idle memory, then run jobs until the server goes away."""
+def _serve(conn: Connection, memory_mb: int, limit_address_space: bool, cwd: str,
+           warm_up: tuple[str, dict[str, object]] | None) -> None:
+    """Confine this process, warm it up, then run jobs until the server goes away.
+
+    Jobs run on a job thread, never on this main one, which only starts job threads and so
+    keeps the priority it was born with. The pool renices a long job's thread (Linux nice and
+    scheduling policy are per thread). That thread then ends with its job, and a fresh one at
+    full priority says "ready": the worker rejoins the pool with no fork and no warm-up.
+
+    Only one job thread lives at a time. Two would share the GIL, and a reniced thread that
+    the kernel keeps waiting while it holds the GIL would hold up the other too.
+    """
     _confine(memory_mb, limit_address_space, cwd)
     _freeze_heap()
-    conn.send(_statm("self")[1])
-    first = True
+    if _on_a_thread(_run_jobs, conn, memory_mb, warm_up):
+        while _on_a_thread(_run_jobs, conn, memory_mb, None):
+            pass
+
+
+def _on_a_thread(target: Callable[..., bool], *args: object) -> bool:
+    """target(*args) on a new thread; its result, once the thread has ended."""
+    result: list[bool] = []
+    thread = threading.Thread(target=lambda: result.append(target(*args)), name="sandbox-job")
+    thread.start()
+    thread.join()
+    return bool(result and result[0])
+
+
+def _run_jobs(conn: Connection, memory_mb: int,
+              warm_up: tuple[str, dict[str, object]] | None) -> bool:
+    """Say ready, then run jobs until the server goes (False) or this thread is reniced (True).
+
+    Each reply carries the worker's CPU seconds so far (the pool's baseline for the next job)
+    and whether this thread was reniced, and so ends with it.
+    """
+    if warm_up is not None:
+        # A fresh worker's first job runs several times slower (lazy imports and inits, page
+        # faults): pay for that before saying ready. At full priority: the pool starts workers
+        # when a long job has taken one's place, and needs this one soon. (At nice 19, on a
+        # class under attack, a start took 1-2 s instead of 40 ms, and quick programs queued.)
+        _run_job(*warm_up, _WARM_UP_CPU_SECONDS, memory_mb)
+        _freeze_heap()  # the warm-up's lazy imports and caches are long-lived too
+    priority = os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0)
+    conn.send((_statm("self")[1], time.process_time()))
     while True:
         try:
             target, kwargs, cpu_seconds = conn.recv()
         except EOFError:
-            return
-        reply = _run_job(target, kwargs, cpu_seconds, memory_mb)
+            return False
+        status, value, *remote_traceback = _run_job(target, kwargs, cpu_seconds, memory_mb)
+        reniced = (os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0)) != priority
         try:
-            conn.send(reply)
+            conn.send((time.process_time(), reniced, status, value, *remote_traceback))
         except Exception as error:  # the value does not pickle, or is too large to
-            conn.send(_failure(error, memory_mb))
-        if first:  # the warm-up job's lazy imports and caches are long-lived too
-            first = False
-            _freeze_heap()
+            conn.send((time.process_time(), reniced, *_failure(error, memory_mb)))
+        if reniced:
+            return True
 
 
 def _freeze_heap() -> None:

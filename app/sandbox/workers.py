@@ -24,12 +24,22 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from app.errors import AppError, Busy, Timeout
-from app.sandbox.worker_handle import Worker, death, start_worker, stop_worker, uses_cuda
+from app.sandbox.worker_handle import (
+    START_SECONDS,
+    Worker,
+    death,
+    renice_job,
+    start_worker,
+    stop_worker,
+    uses_cuda,
+)
 from app.sandbox.worker_process import _out_of_memory, _usage
 
 _log = logging.getLogger(__name__)
 
 _POLL_SECONDS = 0.025  # how often a waiting caller checks the clock and the worker's memory
+_NICED_POLL_SECONDS = 0.1  # the same, for a reniced job: a class under attack runs dozens
+_KILL_GRACE_SECONDS = 1.0  # past the wall limit, at most this (or a fifth of it) before a kill
 
 
 @dataclass(eq=False, slots=True)
@@ -59,12 +69,16 @@ class WorkerPool:
 
     A job that has used `nice_after_seconds` of CPU while the pool is crowded (callers waiting,
     or more than `full_speed_jobs` jobs at full priority: by default one per CPU but one, which
-    the server's event loop needs) is reniced, and a fresh worker takes its place while it runs
+    the server's event loop needs) is reniced, and another worker takes its place while it runs
     on, so that a few long (maybe hostile) programs cannot hold every worker or CPU while quick
     ones queue. At most `long_jobs` such jobs run at once; past that, a long job keeps its
-    worker busy like any other. A reniced worker retires when its job ends. A long job with the
-    machine to itself keeps its priority and its worker: a lone learner's race runs at full
-    speed, and costs no fork.
+    worker busy like any other. A long job with the machine to itself keeps its priority and
+    its worker: a lone learner's race runs at full speed.
+
+    Only the long job's thread is reniced, and its worker comes back at full priority when the
+    job ends (see worker_process._serve). So the pool may hold more workers than `size` after
+    a burst of long jobs: these spares take the place of the next long jobs without a fork,
+    and retire once idle for `spare_seconds`.
 
     .. note:: There is one forkserver per process, so the first pool to start chooses what it
        preloads. Preload modules must not run torch ops at import: an OpenMP thread pool that
@@ -73,8 +87,8 @@ class WorkerPool:
 
     def __init__(self, size: int, *, memory_mb: int, device: str = "cpu",
                  preload: tuple[str, ...] = ("torch", "app.jobs"),
-                 nice_after_seconds: float = 0.1, long_jobs: int = 0,
-                 full_speed_jobs: int | None = None,
+                 nice_after_seconds: float = 0.02, long_jobs: int = 0,
+                 full_speed_jobs: int | None = None, spare_seconds: float = 10.0,
                  warm_up: tuple[str, dict[str, object]] | None = None) -> None:
         if size < 1:
             raise ValueError(f"a worker pool needs at least one worker, got size={size}")
@@ -92,7 +106,9 @@ class WorkerPool:
         self._cwd = tempfile.mkdtemp(prefix="gradient-lab-sandbox-")
         self._context = multiprocessing.get_context("forkserver")
         self._context.set_forkserver_preload(list(preload))  # a missing module is skipped
-        self._idle: deque[Worker] = deque()
+        self._idle: deque[Worker] = deque()  # a stack: the last one in is the first one out
+        self._spare_seconds = spare_seconds
+        self._trimmer: threading.Timer | None = None
         self._waiters: deque[_Waiter] = deque()  # first come, first served
         self._workers: set[Worker] = set()
         self._starting = 0
@@ -128,25 +144,30 @@ class WorkerPool:
             self._busy.add(worker)
         try:
             worker.conn.send((target, kwargs, cpu_seconds))
-            status, value, *remote_traceback = await self._wait(worker, wall_seconds,
-                                                                cpu_seconds)
+            cpu, ended_thread, status, value, *remote_traceback = \
+                await self._wait(worker, wall_seconds, cpu_seconds)
+            worker.cpu_idle = float(cpu)  # type: ignore[arg-type]
             replied = True
         finally:
             with self._lock:
                 self._busy.discard(worker)
-            # Killing and starting processes blocks, so not on the event loop.
-            if replied and not worker.reniced:
-                self._give(worker)
-            elif replied:
-                # A long job's worker, idle now but reniced, which an unprivileged process
-                # cannot undo: it retires, but the caller has its reply and need not wait for
-                # the kill (~15 ms).
+            if not replied:  # it timed out, died or ran out of memory: gone before we answer
+                # Killing and starting processes blocks, so not on the event loop.
+                await asyncio.to_thread(self._replace, worker)
+            elif ended_thread:
+                # A reniced job's thread has ended with its job; the worker rejoins once a
+                # fresh thread says ready. The caller has its reply and need not wait.
+                threading.Thread(target=self._rejoin, args=(worker,), name="sandbox-rejoin",
+                                 daemon=True).start()
+            elif worker.reniced:
+                # Reniced as its job ended, too late for the thread to see: it would run the
+                # next job at the back of the queue. Rare; the worker retires.
                 with self._lock:
                     self.restarts += 1
                 threading.Thread(target=self._replace, args=(worker, False),
                                  name="sandbox-retire", daemon=True).start()
-            else:  # it timed out, died or ran out of memory: gone before we answer
-                await asyncio.to_thread(self._replace, worker)
+            else:
+                self._give(worker)
         if status == "ok":
             return value
         if isinstance(value, AppError):
@@ -169,6 +190,9 @@ class WorkerPool:
             waiters = list(self._waiters)
             self._waiters.clear()
             self._idle.clear()
+            trimmer, self._trimmer = self._trimmer, None
+        if trimmer is not None:
+            trimmer.cancel()
         for waiter in waiters:
             waiter.wake()
         for worker in workers:
@@ -178,8 +202,9 @@ class WorkerPool:
     async def _take(self, queue_seconds: float) -> Worker:
         deadline = time.monotonic() + queue_seconds
         while True:
-            if self._short_of_workers():  # a start failed earlier: try again
-                await asyncio.to_thread(self._top_up)
+            # A start failed earlier: try again, on a thread. Not here: while a long job's
+            # replacement started, every request waited for it (~0.1 s on a busy machine).
+            self._top_up_soon()
             with self._lock:
                 if self._closed:
                     raise Busy("the sandbox is shutting down; try again", hint_key="hint.busy")
@@ -221,22 +246,52 @@ class WorkerPool:
                 waiter = self._waiters.popleft()
                 waiter.worker = worker
             else:
+                worker.idle_since = time.monotonic()
                 self._idle.append(worker)
+                if self._placed() > self._target_size:
+                    self._trim_later()
                 return
         waiter.wake()
+
+    def _trim_later(self) -> None:
+        """Have _trim run once the longest-idle worker has been idle `spare_seconds`."""
+        # Under the pool's lock.
+        if self._trimmer is not None or self._closed or not self._idle:
+            return
+        wait = self._idle[0].idle_since + self._spare_seconds - time.monotonic()
+        self._trimmer = threading.Timer(max(0.0, wait), self._trim)
+        self._trimmer.name, self._trimmer.daemon = "sandbox-trim", True
+        self._trimmer.start()
+
+    def _trim(self) -> None:
+        """Retire spare workers, beyond the pool's size, idle for `spare_seconds`."""
+        spent = time.monotonic() - self._spare_seconds
+        with self._lock:
+            self._trimmer = None
+            retired: list[Worker] = []
+            spares = self._placed() - self._target_size
+            # The idle stack's bottom is the worker idle longest.
+            while len(retired) < spares and self._idle and self._idle[0].idle_since <= spent:
+                retired.append(self._idle.popleft())
+            if len(retired) < spares:
+                self._trim_later()
+        for worker in retired:
+            self._retire(worker)
 
     async def _wait(self, worker: Worker, wall_seconds: float,
                     cpu_seconds: float) -> tuple[object, ...]:
         loop = asyncio.get_running_loop()
         replied: asyncio.Future[None] = loop.create_future()
         loop.add_reader(worker.conn.fileno(), _resolve, replied)
-        started = time.monotonic()
-        deadline = started + wall_seconds
-        cpu_at_start: float | None = None  # read at the first poll: most jobs end before it
+        # A program's own run ends itself at wall_seconds (the interpreter watches the clock),
+        # and its reply keeps the worker; the kill is for a job stuck in one long call.
+        deadline = time.monotonic() + wall_seconds + min(_KILL_GRACE_SECONDS, wall_seconds / 5)
         try:
             while True:
+                # A reniced job no longer needs its CPU watched, only its clock and memory.
+                poll = _NICED_POLL_SECONDS if worker.reniced else _POLL_SECONDS
                 await asyncio.wait((replied,), timeout=min(
-                    _POLL_SECONDS, max(0.0, deadline - time.monotonic())))
+                    poll, max(0.0, deadline - time.monotonic())))
                 if replied.done():
                     break
                 if time.monotonic() >= deadline:
@@ -246,13 +301,8 @@ class WorkerPool:
                 if resident - worker.idle_rss > self._memory_mb << 20:
                     raise _out_of_memory(self._memory_mb)
                 # Long means CPU used, not time taken: on a busy machine a quick program can
-                # take a while, and retiring its worker would only add a fork to the load.
-                if cpu_at_start is None:
-                    # The job has run at most as long as it has been waited for (one thread),
-                    # so this is a floor for the worker's CPU when it began: a CPU burner is
-                    # moved to the back after 0.1 s of CPU, not 0.1 s after the first poll.
-                    cpu_at_start = cpu - (time.monotonic() - started)
-                if not worker.reniced and cpu - cpu_at_start >= self._nice_after \
+                # take a while, and its place need not go to another worker.
+                if not worker.reniced and cpu - worker.cpu_idle >= self._nice_after \
                         and self._crowded():
                     self._renice(worker)
         finally:
@@ -266,6 +316,19 @@ class WorkerPool:
             raise await asyncio.to_thread(death, worker, cpu_seconds, self._memory_mb) from None
         return reply
 
+    def _rejoin(self, worker: Worker) -> None:
+        """Give a reniced job's worker back to the pool once its fresh job thread is ready."""
+        try:
+            if not worker.conn.poll(START_SECONDS):
+                raise TimeoutError
+            _, worker.cpu_idle = worker.conn.recv()
+        except (EOFError, OSError, TimeoutError):
+            self._replace(worker)
+            return
+        with self._lock:
+            worker.reniced = worker.long = False
+        self._give(worker)
+
     def _crowded(self) -> bool:
         """Callers wait for a worker, or more jobs run at full priority than may."""
         with self._lock:
@@ -274,20 +337,13 @@ class WorkerPool:
 
     def _renice(self, worker: Worker) -> None:
         # Short jobs on the other workers keep the CPU from a long, maybe hostile one.
-        # Linux nice is per thread; the job's torch ops run on this one thread.
         worker.reniced = True
-        with contextlib.suppress(ProcessLookupError):
-            os.setpriority(os.PRIO_PROCESS, worker.pid, 19)
-        # And SCHED_IDLE, where Linux lets us: CFS weighs a nice-19 thread 15 against a
-        # nice-0 one's 1024, and a class under attack runs a score of long jobs at once, which
-        # add up; an idle-class thread weighs 3. It still runs, at the back, until its limit.
-        with contextlib.suppress(ProcessLookupError, PermissionError, AttributeError, OSError):
-            os.sched_setscheduler(worker.pid, os.SCHED_IDLE, os.sched_param(0))
+        renice_job(worker)
         with self._lock:
             if sum(w.long for w in self._workers) >= self._long_jobs:
                 return  # as many long jobs as allowed run already: this one keeps its place
             worker.long = True
-        threading.Thread(target=self._top_up, name="sandbox-top-up", daemon=True).start()
+        self._top_up_soon()
 
     def _spawn(self) -> Worker:
         worker = start_worker(self._context, self._memory_mb, self._limit_address_space,
@@ -309,20 +365,32 @@ class WorkerPool:
                     self.restarts += 1
         self._top_up()
 
-    def _short_of_workers(self) -> bool:
-        """Fewer workers (not counting long jobs') alive or starting than the pool's size."""
-        with self._lock:
-            placed = sum(not w.long for w in self._workers)
-            return not self._closed and placed + self._starting < self._target_size
+    def _placed(self) -> int:
+        """Workers in the pool's count: all but those whose long job another has replaced."""
+        # Under the pool's lock.
+        return sum(not w.long for w in self._workers)
 
-    def _top_up(self) -> None:
-        """Start workers until the pool is full; a failure is logged, and the next run retries."""
+    def _top_up_soon(self) -> None:
+        """If the pool is short of workers, start one on a thread, which goes on to fill it."""
+        with self._lock:
+            if self._closed or self._placed() + self._starting >= self._target_size:
+                return
+            self._starting += 1  # now, so that callers meanwhile do not start threads too
+        threading.Thread(target=self._top_up, args=(True,), name="sandbox-top-up",
+                         daemon=True).start()
+
+    def _top_up(self, started: bool = False) -> None:
+        """Start workers until the pool is full; a failure is logged, and the next run retries.
+
+        `started`: the caller has counted one start in `_starting` already.
+        """
         while True:
-            with self._lock:
-                placed = sum(not w.long for w in self._workers)
-                if self._closed or placed + self._starting >= self._target_size:
-                    return
-                self._starting += 1
+            if not started:
+                with self._lock:
+                    if self._closed or self._placed() + self._starting >= self._target_size:
+                        return
+                    self._starting += 1
+            started = False
             try:
                 worker = self._spawn()
             except Exception:
