@@ -32,7 +32,7 @@ def app_reads() -> Iterator[None]:
 
     torch's tensor formatting runs a score of ops on what the program already made, which the
     SizeGuard would otherwise measure one by one (two thirds of printing a small tensor); and
-    TensorText works out its widths in Python (most of the rest).
+    TensorText writes a small tensor's text in Python, without torch's ops (most of the rest).
     """
     with torch._C.DisableTorchFunction(), TensorText():
         yield
