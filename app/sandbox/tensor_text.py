@@ -10,9 +10,10 @@ row by row, formats each number and adds the suffixes (`dtype=`, `requires_grad=
 
 For the tensors a lesson prints (a plain Tensor or Parameter on the CPU, strided, of a real or
 bool dtype, few enough values that torch does not summarise them) _text writes the same text
-from one tolist(), and print(a.grad) takes 7 us. Every other tensor, and every tensor whose text torch
-builds from other parts (vmap and forward-AD wrappers, dispatch modes, the neg bit, zero
-tensors), goes through torch's own _str, whose first pass is PrintWidths when the values allow.
+from one tolist(), and print(a.grad) takes 7 us. Every other tensor, and every tensor whose
+text torch builds from other parts (vmap and forward-AD wrappers, dispatch modes, the neg bit,
+zero tensors), goes through torch's own _str, whose first pass is PrintWidths when the values
+allow.
 
 The two agree because every step has an exact Python twin: tolist() gives each float16,
 bfloat16, float32 or float64 value as the double that torch's own comparisons, min/max and

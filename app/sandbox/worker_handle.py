@@ -56,7 +56,6 @@ def start_worker(context: ForkServerContext, memory_mb: int, limit_address_space
             process.start()
         finally:
             child_conn.close()
-        # The warm-up runs at the lowest priority, so on a busy machine it takes a while.
         if not conn.poll(START_SECONDS):
             raise RuntimeError(f"a sandbox worker was not ready after {START_SECONDS:g} s")
         worker.idle_rss, worker.cpu_idle = conn.recv()  # EOFError: it died starting up
