@@ -14,9 +14,7 @@ from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
 
 from app.errors import AppError, ProgramError, Timeout
-from app.sandbox.worker_process import _out_of_memory, _serve
-
-START_SECONDS = 30.0  # a worker not ready by then has failed to start
+from app.sandbox.worker_process import START_SECONDS, _out_of_memory, _serve
 
 
 @dataclass(eq=False, slots=True)

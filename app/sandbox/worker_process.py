@@ -27,7 +27,7 @@ from app.errors import AppError, TooLarge
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _PR_SET_PDEATHSIG = 1
-_WARM_UP_CPU_SECONDS = 30.0
+START_SECONDS = 30.0  # a worker not ready by then has failed to start; its warm-up's CPU limit
 
 
 def _serve(conn: Connection, memory_mb: int, limit_address_space: bool, cwd: str,
@@ -44,9 +44,8 @@ def _serve(conn: Connection, memory_mb: int, limit_address_space: bool, cwd: str
     """
     _confine(memory_mb, limit_address_space, cwd)
     _freeze_heap()
-    if _on_a_thread(_run_jobs, conn, memory_mb, warm_up):
-        while _on_a_thread(_run_jobs, conn, memory_mb, None):
-            pass
+    while _on_a_thread(_run_jobs, conn, memory_mb, warm_up):
+        warm_up = None  # the first thread only
 
 
 def _on_a_thread(target: Callable[..., bool], *args: object) -> bool:
@@ -70,7 +69,7 @@ def _run_jobs(conn: Connection, memory_mb: int,
         # faults): pay for that before saying ready. At full priority: the pool starts workers
         # when a long job has taken one's place, and needs this one soon. (At nice 19, on a
         # class under attack, a start took 1-2 s instead of 40 ms, and quick programs queued.)
-        _run_job(*warm_up, _WARM_UP_CPU_SECONDS, memory_mb)
+        _run_job(*warm_up, START_SECONDS, memory_mb)
         _freeze_heap()  # the warm-up's lazy imports and caches are long-lived too
     priority = os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0)
     conn.send((_statm("self")[1], time.process_time()))

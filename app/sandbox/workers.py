@@ -22,6 +22,7 @@ import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field
+from typing import cast
 
 from app.errors import AppError, Busy, Timeout
 from app.sandbox.worker_handle import (
@@ -146,7 +147,7 @@ class WorkerPool:
             worker.conn.send((target, kwargs, cpu_seconds))
             cpu, ended_thread, status, value, *remote_traceback = \
                 await self._wait(worker, wall_seconds, cpu_seconds)
-            worker.cpu_idle = float(cpu)  # type: ignore[arg-type]
+            worker.cpu_idle = cast(float, cpu)
             replied = True
         finally:
             with self._lock:
