@@ -292,7 +292,9 @@ def test_a_long_job_gives_its_place_to_a_fresh_worker_so_quick_jobs_do_not_wait(
 def test_a_spare_takes_the_next_long_jobs_place_without_a_fork() -> None:
     with _started(1, nice_after_seconds=0.1, long_jobs=1, full_speed_jobs=0) as pool:
         run(pool, "spin_for", seconds=0.5)
-        _until(lambda: pool.size == 2)
+        # Both idle: the long job's worker rejoins a moment after its reply, and if it did so
+        # between the runs below, they would see both workers and leave no spare unseen.
+        _until(lambda: len(pool._idle) == 2)
         workers = {run(pool, "pid") for _ in range(3)}
         holder = threading.Thread(target=run, args=(pool, "spin_for"), kwargs={"seconds": 1.0})
         holder.start()
