@@ -9,6 +9,8 @@ from fastapi import Request, Response
 from fastapi.templating import Jinja2Templates
 
 from app import i18n
+from app.errors import ProgramError
+from app.settings import Settings
 
 if TYPE_CHECKING:
     # Only the type: the pool itself is built once, in main.py's lifespan.
@@ -20,6 +22,20 @@ ROOT = Path(__file__).resolve().parent.parent
 async def get_pool(request: Request) -> WorkerPool:  # async: no thread hop
     pool: WorkerPool = request.app.state.pool
     return pool
+
+
+def job_device(settings: Settings, requested: str) -> str:
+    """Where a job runs: the device the request names, or for "auto" the server's setting.
+
+    A server set to the CPU runs nothing on a GPU it may have: its workers keep an address-space
+    limit, under which CUDA cannot even start.
+    """
+    if requested == "auto":
+        return settings.device
+    if requested == "cuda" and settings.device == "cpu":
+        raise ProgramError("CUDA was asked for, but this server is set to use only the CPU",
+                           hint_key="hint.no_cuda")
+    return requested
 
 
 def job_body(body: object) -> Response:

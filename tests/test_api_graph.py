@@ -18,6 +18,7 @@ from app.graph import Saved
 from app.jobs import graph
 from app.lessons import LESSONS
 from app.sandbox.limits import Limits
+from app.settings import get_settings, load_settings
 from tests.helpers import assert_error
 
 _ADDRESS = re.compile(r" object at 0x[0-9a-f]+")
@@ -164,6 +165,21 @@ def test_cuda_runs_the_example_on_the_gpu(client: TestClient) -> None:
     body = client.post("/api/graph", json={"code": LESSONS["S2"].program, "device": "cuda"}).json()
     assert body["device"].startswith("cuda")
     assert body["variables"]["a"]["grad"] == [42.0]
+
+
+def test_a_server_set_to_the_cpu_refuses_cuda_with_a_clear_400(client: TestClient) -> None:
+    # Its workers keep an address-space limit, under which CUDA could not start at all.
+    settings = load_settings().model_copy(update={"device": "cpu"})
+    client.app.dependency_overrides[get_settings] = lambda: settings  # type: ignore[attr-defined]
+    try:
+        error = assert_error(
+            client.post("/api/graph", json={"code": "x = 1", "device": "cuda"}),
+            400, "program_error")
+        body = client.post("/api/graph", json={"code": "x = torch.ones(1)"}).json()
+    finally:
+        client.app.dependency_overrides.pop(get_settings)  # type: ignore[attr-defined]
+    assert "only the CPU" in str(error["message"]) and error["hint_key"] == "hint.no_cuda"
+    assert body["device"] == "cpu"
 
 
 def test_malformed_request_is_a_422_envelope(client: TestClient) -> None:

@@ -7,7 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Depends
 
 from app import schemas
-from app.deps import get_pool, job_body
+from app.deps import get_pool, job_body, job_device
 from app.sandbox.workers import WorkerPool
 from app.settings import Settings, get_settings
 
@@ -22,7 +22,7 @@ async def run_graph(
     settings: Annotated[Settings, Depends(get_settings)],
     pool: Annotated[WorkerPool, Depends(get_pool)],
 ) -> object:
-    device = settings.device if request.device == "auto" else request.device
+    device = job_device(settings, request.device)
     body = await pool.submit("app.jobs:graph_json", wall_seconds=settings.wall_seconds,
                              cpu_seconds=settings.cpu_seconds,
                              queue_seconds=settings.queue_seconds,

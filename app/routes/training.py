@@ -17,7 +17,7 @@ from fastapi import APIRouter, Depends, Request
 from fastapi.responses import HTMLResponse, StreamingResponse
 
 from app import i18n, schemas, training
-from app.deps import get_pool, job_body, templates
+from app.deps import get_pool, job_body, job_device, templates
 from app.errors import AppError
 from app.optimizers import CLIPS, OPTIMIZERS, SCHEDULERS
 from app.sandbox.workers import WorkerPool
@@ -81,7 +81,7 @@ async def _job(pool: WorkerPool, settings: Settings, lesson: str,
                **options: object) -> Any:
     """The lesson's result from a sandbox worker (app.jobs.training, or training_json for its
     reply's JSON); `options` default to the request's fields."""
-    device = settings.device if request.device == "auto" else request.device
+    device = job_device(settings, request.device)
     options = options or request.model_dump(exclude={"device"})
     return await pool.submit(f"app.jobs:{job}", wall_seconds=settings.wall_seconds,
                              cpu_seconds=settings.cpu_seconds,
