@@ -23,7 +23,7 @@ from app.sandbox.limits import Limits
 from app.surfaces import SURFACES, Grid, evaluate, resolve
 from app.sweeps import SWEEP_STEPS, Basins, sweep_lr
 from app.sweeps import basins as find_basins
-from app.tensors import pick_device
+from app.tensors import cuda_broken, pick_device
 from app.tracing import trace
 from app.training import LESSONS
 
@@ -39,7 +39,8 @@ def graph(code: str, device: str, limits: Limits) -> Graph:
     try:
         execution = run_program(code, limits=limits, device=torch_device, recorder=recorder)
     except ProgramError as error:
-        if isinstance(error.execution, Execution):
+        # After a failed CUDA kernel, nothing more can be read from the GPU to draw.
+        if isinstance(error.execution, Execution) and not cuda_broken():
             try:
                 error.partial = asdict(trace(error.execution, recorder, torch_device))
             except AppError:

@@ -124,7 +124,7 @@ class Settings(BaseSettings):
     worker_memory_mb: int = Field(
         default=_LIMITS.worker_memory_mb,
         gt=0,
-        description="Memory cap of each sandbox process, in MiB.",
+        description="Memory cap of each sandbox process, in MiB (on CUDA, of GPU memory too).",
     )
 
     def limits(self) -> Limits:

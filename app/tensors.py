@@ -125,6 +125,22 @@ def pick_device(name: str) -> torch.device:
     return torch.device("cpu")
 
 
+def cuda_broken() -> bool:
+    """Whether this process's CUDA context has failed for good.
+
+    A kernel that fails a check (a device-side assert: an index out of range) or touches an
+    illegal address leaves CUDA unusable in the process: every later CUDA call raises the same
+    error, so nothing more can be read from the GPU. False where CUDA never started.
+    """
+    if not torch.cuda.is_initialized():
+        return False
+    try:
+        torch.cuda.synchronize()
+    except RuntimeError:  # torch.AcceleratorError is one
+        return True
+    return False
+
+
 _DTYPE_NAMES: dict[torch.dtype, str] = {}
 
 

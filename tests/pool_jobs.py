@@ -114,3 +114,37 @@ def collector() -> tuple[int, int]:
     import gc
 
     return gc.get_freeze_count(), len(gc.get_objects())
+
+
+def cuda_error(text: str) -> None:
+    """Fail as torch does when CUDA reports an error, outside any program's line."""
+    raise RuntimeError(f"CUDA error: {text}")
+
+
+def break_cuda_probe() -> int:
+    """Make this worker report, after this job, that its CUDA context has failed.
+
+    What a device-side assert does to a CUDA worker, on a machine with no GPU: the probe the
+    worker asks after each job is the one thing patched.
+    """
+    from app.sandbox import worker_process
+
+    worker_process._cuda_broken = lambda: True
+    return os.getpid()
+
+
+def cuda_allocate(megabytes: int) -> int:
+    """Hold `megabytes` on the GPU for the job; the bytes torch's allocator reserved."""
+    import torch
+
+    block = torch.empty(megabytes << 20, dtype=torch.uint8, device="cuda")
+    reserved = torch.cuda.memory_reserved()
+    del block
+    return reserved
+
+
+def cuda_reserved() -> int:
+    """The bytes torch's allocator holds on the GPU as this job starts."""
+    import torch
+
+    return torch.cuda.memory_reserved()

@@ -182,6 +182,22 @@ def test_a_server_set_to_the_cpu_refuses_cuda_with_a_clear_400(client: TestClien
     assert body["device"] == "cpu"
 
 
+@pytest.mark.cuda
+def test_a_failed_cuda_kernel_is_a_400_and_the_next_program_runs(client: TestClient) -> None:
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA on this machine")
+    # Out of range: on the CPU an IndexError; on the GPU a device-side assert, which leaves the
+    # worker's CUDA unusable.
+    code = "x = torch.ones(3)\ni = torch.tensor([5])\ny = x[i]\nprint(y)\n"
+    error = assert_error(client.post("/api/graph", json={"code": code, "device": "cuda"}),
+                         400, "program_error")
+    assert error["hint_key"] == "hint.cuda_error", error
+    for _ in range(3):  # whichever worker takes them, the next programs run
+        body = client.post("/api/graph", json={"code": LESSONS["S2"].program,
+                                               "device": "cuda"}).json()
+        assert body["variables"]["a"]["grad"] == [42.0], body
+
+
 def test_malformed_request_is_a_422_envelope(client: TestClient) -> None:
     assert_error(client.post("/api/graph", json={"program": "x = 1"}), 422, "request_invalid")
 

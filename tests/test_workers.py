@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
+from typing import cast
 
 import pytest
+import torch
 
 from app.errors import Busy, Disallowed, ProgramError, Timeout, TooLarge
 from app.sandbox.workers import WorkerPool
@@ -372,3 +374,56 @@ def test_workers_die_with_the_server_and_a_missing_preload_module_is_skipped() -
         server.wait()
         if server.stdout is not None:
             server.stdout.close()
+
+
+def test_a_cuda_error_outside_the_program_is_a_program_error_not_a_bug(solo: WorkerPool) -> None:
+    # CUDA reports a failed kernel at a later call, which may be one the job makes after the
+    # learner's program has run (writing the graph): still the program's error, with a hint.
+    with pytest.raises(ProgramError, match="device-side assert triggered") as caught:
+        run(solo, "cuda_error", text="device-side assert triggered")
+    assert caught.value.hint_key == "hint.cuda_error"
+    with pytest.raises(TooLarge) as full:
+        run(solo, "cuda_error", text="out of memory")
+    assert full.value.hint_key == "hint.too_large"
+
+
+def test_a_worker_whose_cuda_failed_answers_then_is_replaced() -> None:
+    with _started(1, nice_after_seconds=3600) as pool:
+        broken = run(pool, "break_cuda_probe")  # its reply still arrives
+        _until(lambda: _gone(cast(int, broken)))
+        assert run(pool, "pid") != broken
+        assert pool.restarts == 1 and pool.size == 1
+
+
+def test_a_long_job_keeps_its_worker_when_the_gpu_has_no_room_for_another() -> None:
+    with _started(1, nice_after_seconds=0.1, long_jobs=1, full_speed_jobs=0) as pool:
+        # What a CUDA worker's ready message would say of a nearly full GPU.
+        pool._gpu_free = 256 << 20
+        holder = threading.Thread(target=run, args=(pool, "spin_for"), kwargs={"seconds": 1.5})
+        holder.start()
+        time.sleep(0.8)  # long past 0.1 s of CPU: reniced, but no worker took its place
+        assert pool.size == 1
+        with pytest.raises(Busy):
+            pool.run(f"{JOBS}:pid", wall_seconds=5, cpu_seconds=5, queue_seconds=0.2)
+        holder.join()
+        pool._gpu_free = 64 << 30  # room again: the next long job gets a replacement
+        holder = threading.Thread(target=run, args=(pool, "spin_for"), kwargs={"seconds": 1.0})
+        holder.start()
+        _until(lambda: pool.size == 2)
+        holder.join()
+
+
+@pytest.mark.cuda
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs CUDA")
+def test_a_cuda_worker_caps_its_gpu_memory_and_gives_back_a_jobs_blocks() -> None:
+    # The warm-up starts CUDA, so that the memory watch counts from a worker with its context.
+    with _started(1, device="cuda", nice_after_seconds=3600,
+                  warm_up=(f"{JOBS}:cuda_allocate", {"megabytes": 1})) as pool:
+        before = run(pool, "pid")
+        assert cast(int, run(pool, "cuda_allocate", megabytes=128)) >= 128 << 20
+        assert run(pool, "cuda_reserved") == 0  # given back after the job
+        with pytest.raises(TooLarge) as caught:  # past the worker's 512 MiB
+            run(pool, "cuda_allocate", megabytes=1024)
+        assert caught.value.hint_key == "hint.too_large"
+        assert run(pool, "pid") == before
+        assert pool._gpu_free is not None and pool._gpu_free > 0

@@ -17,6 +17,7 @@ _HINTS: tuple[tuple[str, str], ...] = (
     ("cannot be multiplied", "hint.shape_mismatch"),
     ("shape mismatch", "hint.shape_mismatch"),
     ("grad can be implicitly created only for scalar outputs", "hint.scalar_backward"),
+    ("CUDA error", "hint.cuda_error"),  # after "out of memory", which CUDA errors can be too
 )
 
 

@@ -26,6 +26,7 @@ class Worker:
     idle_since: float = 0.0  # time.monotonic() when it last went idle
     reniced: bool = False  # its job's thread runs at low priority
     long: bool = False  # another worker has taken its place in the pool while its job runs
+    gpu_free: int | None = None  # the GPU's free bytes when it was ready; None on the CPU
 
     @property
     def pid(self) -> int:
@@ -56,7 +57,8 @@ def start_worker(context: ForkServerContext, memory_mb: int, limit_address_space
             child_conn.close()
         if not conn.poll(START_SECONDS):
             raise RuntimeError(f"a sandbox worker was not ready after {START_SECONDS:g} s")
-        worker.idle_rss, worker.cpu_idle = conn.recv()  # EOFError: it died starting up
+        # EOFError: it died starting up
+        worker.idle_rss, worker.cpu_idle, worker.gpu_free = conn.recv()
         return worker
     except BaseException:
         stop_worker(worker)

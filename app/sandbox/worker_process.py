@@ -16,6 +16,7 @@ import math
 import os
 import resource
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -28,6 +29,11 @@ _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _PR_SET_PDEATHSIG = 1
 START_SECONDS = 30.0  # a worker not ready by then has failed to start; its warm-up's CPU limit
+
+# What a reply asks of the pool once its job is done: give the worker the next job; wait for
+# its fresh job thread to say ready (the old one was reniced); or replace it (its CUDA
+# context has failed, and every later CUDA call in this process would fail too).
+GO_ON, REJOIN, RETIRE = "go on", "rejoin", "retire"
 
 
 def _serve(conn: Connection, memory_mb: int, limit_address_space: bool, cwd: str,
@@ -70,9 +76,10 @@ def _run_jobs(conn: Connection, memory_mb: int,
         # when a long job has taken one's place, and needs this one soon. (At nice 19, on a
         # class under attack, a start took 1-2 s instead of 40 ms, and quick programs queued.)
         _run_job(*warm_up, START_SECONDS, memory_mb)
+        _tidy_gpu(memory_mb)
         _freeze_heap()  # the warm-up's lazy imports and caches are long-lived too
     priority = os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0)
-    conn.send((_statm("self")[1], time.process_time()))
+    conn.send((_statm("self")[1], time.process_time(), _gpu_free_bytes()))
     while True:
         try:
             target, kwargs, cpu_seconds = conn.recv()
@@ -80,12 +87,57 @@ def _run_jobs(conn: Connection, memory_mb: int,
             return False
         status, value, *remote_traceback = _run_job(target, kwargs, cpu_seconds, memory_mb)
         reniced = (os.getpriority(os.PRIO_PROCESS, 0), os.sched_getscheduler(0)) != priority
+        after = RETIRE if _cuda_broken() else REJOIN if reniced else GO_ON
         try:
-            conn.send((time.process_time(), reniced, status, value, *remote_traceback))
+            conn.send((time.process_time(), after, status, value, *remote_traceback))
         except Exception as error:  # the value does not pickle, or is too large to
-            conn.send((time.process_time(), reniced, *_failure(error, memory_mb)))
-        if reniced:
+            conn.send((time.process_time(), after, *_failure(error, memory_mb)))
+        if after == RETIRE:
+            return False
+        _tidy_gpu(memory_mb)  # after the reply, so the learner does not wait for it
+        if after == REJOIN:
             return True
+
+
+def _cuda_broken() -> bool:
+    """Whether this worker's CUDA context has failed for good (see app.tensors.cuda_broken)."""
+    if "torch" not in sys.modules:
+        return False
+    from app.tensors import cuda_broken
+
+    return cuda_broken()
+
+
+def _gpu_free_bytes() -> int | None:
+    """The GPU's free memory, for the pool's count of what more workers would fit; None when
+    this worker has not started CUDA (a CPU worker)."""
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_initialized():
+        return None
+    return int(torch.cuda.mem_get_info()[0])
+
+
+def _tidy_gpu(memory_mb: int) -> None:
+    """On a CUDA worker: cap what its allocator may hold, and give back what the job freed.
+
+    The cap is the worker's memory limit, so one program cannot take the GPU from the others:
+    past it, torch raises its own out-of-memory error, which the learner sees as too large.
+    Without the give-back, torch's caching allocator would keep a job's freed blocks for the
+    next job: every idle worker would hold on to the most its programs ever used.
+    """
+    torch = sys.modules.get("torch")
+    if torch is None or not torch.cuda.is_initialized():
+        return
+    global _gpu_capped
+    if not _gpu_capped:
+        total = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
+        torch.cuda.set_per_process_memory_fraction(min(1.0, (memory_mb << 20) / total))
+        _gpu_capped = True
+    if torch.cuda.memory_reserved():
+        torch.cuda.empty_cache()
+
+
+_gpu_capped = False
 
 
 def _freeze_heap() -> None:
@@ -166,10 +218,18 @@ def _run_job(target: str, kwargs: dict[str, object], cpu_seconds: float,
 def _failure(error: Exception, memory_mb: int) -> tuple[object, ...]:
     # .. note:: torch's CPU allocator reports an exhausted RLIMIT_AS as RuntimeError
     #    ("DefaultCPUAllocator: can't allocate memory"), not MemoryError; CUDA raises
-    #    torch.OutOfMemoryError.
-    if (isinstance(error, MemoryError) or "can't allocate memory" in str(error)
-            or type(error).__name__ == "OutOfMemoryError"):
+    #    torch.OutOfMemoryError, or AcceleratorError "CUDA error: out of memory" when the GPU
+    #    itself is full.
+    text = str(error)
+    if (isinstance(error, MemoryError) or "can't allocate memory" in text
+            or type(error).__name__ == "OutOfMemoryError" or "out of memory" in text):
         return ("error", _out_of_memory(memory_mb))
+    if "CUDA error" in text:
+        # Not a bug of ours: CUDA reports a program's failed kernel (a device-side assert: an
+        # index out of range) at a later call, here one the job made after the program ran.
+        from app.sandbox import hints  # not at the top: it imports torch, which the server need not
+
+        return ("error", hints.from_exception(error, None))
     return ("bug", f"{type(error).__name__}: {error}", traceback.format_exc())
 
 

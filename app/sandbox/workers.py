@@ -34,13 +34,16 @@ from app.sandbox.worker_handle import (
     stop_worker,
     uses_cuda,
 )
-from app.sandbox.worker_process import _out_of_memory, _usage
+from app.sandbox.worker_process import REJOIN, RETIRE, _out_of_memory, _usage
 
 _log = logging.getLogger(__name__)
 
 _POLL_SECONDS = 0.025  # how often a waiting caller checks the clock and the worker's memory
 _NICED_POLL_SECONDS = 0.1  # the same, for a reniced job: a class under attack runs dozens
 _KILL_GRACE_SECONDS = 1.0  # past the wall limit, at most this (or a fifth of it) before a kill
+# What one more CUDA worker takes of the GPU before its job, until start() has measured it:
+# CUDA's context, torch's kernels and the warm-up's few blocks.
+_GPU_WORKER_BYTES = 512 << 20
 
 
 @dataclass(eq=False, slots=True)
@@ -75,6 +78,11 @@ class WorkerPool:
     ones queue. At most `long_jobs` such jobs run at once; past that, a long job keeps its
     worker busy like any other. A long job with the machine to itself keeps its priority and
     its worker: a lone learner's race runs at full speed.
+
+    On CUDA, each worker holds a CUDA context, and each job may hold up to `memory_mb` of GPU
+    memory besides (the worker caps its allocator there). So a long job gets a replacement
+    only while the GPU, as the last worker to start saw it, has room for one more worker and
+    for every busy job to grow to its cap; otherwise it keeps its worker.
 
     Only the long job's thread is reniced, and its worker comes back at full priority when the
     job ends (see worker_process._serve). So the pool may hold more workers than `size` after
@@ -115,6 +123,8 @@ class WorkerPool:
         self._starting = 0
         self._closed = False
         self._lock = threading.Lock()
+        self._gpu_free: int | None = None  # free GPU bytes, as the last worker ready saw them
+        self._gpu_worker_bytes = _GPU_WORKER_BYTES
         self.restarts = 0
 
     @property
@@ -126,12 +136,22 @@ class WorkerPool:
 
     def start(self) -> None:
         """Start the workers; raises if one fails, so a broken sandbox shows at boot."""
+        readings: list[int] = []
         try:
             for _ in range(self._target_size - len(self._workers)):
-                self._give(self._spawn())
+                worker = self._spawn()
+                if worker.gpu_free is not None:
+                    readings.append(worker.gpu_free)
+                self._give(worker)
         except BaseException:
             self.close()
             raise
+        if len(readings) > 1:  # what each worker took of the GPU, from the fall in free memory
+            step = (readings[0] - readings[-1]) // (len(readings) - 1)
+            self._gpu_worker_bytes = max(self._gpu_worker_bytes, step)
+        if readings:
+            _log.info("sandbox workers use CUDA: %d MiB of the GPU each, %d MiB free",
+                      self._gpu_worker_bytes >> 20, readings[-1] >> 20)
 
     async def submit(self, target: str, /, *, wall_seconds: float, cpu_seconds: float,
                      queue_seconds: float = 10.0, **kwargs: object) -> object:
@@ -145,7 +165,7 @@ class WorkerPool:
             self._busy.add(worker)
         try:
             worker.conn.send((target, kwargs, cpu_seconds))
-            cpu, ended_thread, status, value, *remote_traceback = \
+            cpu, after, status, value, *remote_traceback = \
                 await self._wait(worker, wall_seconds, cpu_seconds)
             worker.cpu_idle = cast(float, cpu)
             replied = True
@@ -155,7 +175,12 @@ class WorkerPool:
             if not replied:  # it timed out, died or ran out of memory: gone before we answer
                 # Killing and starting processes blocks, so not on the event loop.
                 await asyncio.to_thread(self._replace, worker)
-            elif ended_thread:
+            elif after == RETIRE:
+                # Its CUDA context failed with the job (the reply says how): it cannot run
+                # another, and ends. The caller has its reply and need not wait.
+                threading.Thread(target=self._replace, args=(worker,), name="sandbox-retire",
+                                 daemon=True).start()
+            elif after == REJOIN:
                 # A reniced job's thread has ended with its job; the worker rejoins once a
                 # fresh thread says ready. The caller has its reply and need not wait.
                 threading.Thread(target=self._rejoin, args=(worker,), name="sandbox-rejoin",
@@ -322,12 +347,14 @@ class WorkerPool:
         try:
             if not worker.conn.poll(START_SECONDS):
                 raise TimeoutError
-            _, worker.cpu_idle = worker.conn.recv()
+            _, worker.cpu_idle, gpu_free = worker.conn.recv()
         except (EOFError, OSError, TimeoutError):
             self._replace(worker)
             return
         with self._lock:
             worker.reniced = worker.long = False
+            if gpu_free is not None:
+                self._gpu_free = gpu_free
         self._give(worker)
 
     def _crowded(self) -> bool:
@@ -343,6 +370,9 @@ class WorkerPool:
         with self._lock:
             if sum(w.long for w in self._workers) >= self._long_jobs:
                 return  # as many long jobs as allowed run already: this one keeps its place
+            if self._gpu_free is not None and self._gpu_free < self._gpu_worker_bytes + \
+                    (len(self._busy) + 1) * (self._memory_mb << 20):
+                return  # the GPU has no room for another worker: this one keeps its place
             worker.long = True
         self._top_up_soon()
 
@@ -353,6 +383,8 @@ class WorkerPool:
             closed = self._closed
             if not closed:
                 self._workers.add(worker)
+                if worker.gpu_free is not None:
+                    self._gpu_free = worker.gpu_free
         if closed:
             stop_worker(worker)
             raise RuntimeError("the worker pool closed while a worker was starting")
