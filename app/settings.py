@@ -17,7 +17,7 @@ _LIMITS = Limits()
 
 
 def _default_sandbox_workers() -> int:
-    # One per CPU, and two spare: a program past 20 ms of CPU on a crowded pool is moved aside
+    # One per CPU, and two spare: a program past 5 ms of CPU on a crowded pool is moved aside
     # and another worker takes its place, and a spare keeps quick programs from queueing while
     # one starts. On this 2-core machine, with 10% of requests hostile, the benign p99 was 2.1x
     # the calm one with 2 workers, 1.9x with 3, 1.5x with 4 (bench/runner.py, an earlier pool);
@@ -52,7 +52,7 @@ class Settings(BaseSettings):
     sandbox_long_jobs: int = Field(
         default=48,
         ge=0,
-        description="Programs past 20 ms of CPU that may run on at once, at low priority, "
+        description="Programs past 5 ms of CPU that may run on at once, at low priority, "
                     "in extra sandbox processes, so quick programs keep the workers.",
     )
     device: Literal["auto", "cpu", "cuda"] = Field(
