@@ -20,6 +20,11 @@ ROOT = Path(__file__).resolve().parent.parent
 
 
 async def get_pool(request: Request) -> WorkerPool:  # async: no thread hop
+    return pool_of(request)
+
+
+def pool_of(request: Request) -> WorkerPool:
+    """The sandbox pool, for a route that takes it without a dependency (POST /api/graph)."""
     pool: WorkerPool = request.app.state.pool
     return pool
 

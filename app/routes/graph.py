@@ -4,25 +4,39 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends
+from fastapi import APIRouter, Depends, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
 
 from app import schemas
-from app.deps import get_pool, job_body, job_device
-from app.sandbox.workers import WorkerPool
+from app.deps import job_body, job_device, pool_of
 from app.settings import Settings, get_settings
 
 router = APIRouter()
 
+# The lab's busiest endpoint reads and checks its body with pydantic in one step (its own JSON
+# parser), not FastAPI's way (the stdlib's json, then the model, each a dependency to solve),
+# and takes the pool straight from the app: the server's time from request to job fell from
+# 127-132 us to 102 us. The schema still documents the body, and a bad one is the same 422.
+_BODY = {"requestBody": {"required": True, "content": {"application/json": {
+    "schema": schemas.GraphRequest.model_json_schema()}}}}
+
 
 # async: the program runs in a sandbox worker, and the event loop awaits its reply; a
 # thread per waiting request would run out under load and cost two thread hops each.
-@router.post("/api/graph", response_model=schemas.GraphResponse)
+@router.post("/api/graph", response_model=schemas.GraphResponse, openapi_extra=_BODY)
 async def run_graph(
-    request: schemas.GraphRequest,
+    http: Request,
     settings: Annotated[Settings, Depends(get_settings)],
-    pool: Annotated[WorkerPool, Depends(get_pool)],
 ) -> object:
+    try:
+        request = schemas.GraphRequest.model_validate_json(await http.body())
+    except ValidationError as error:
+        raise RequestValidationError(
+            [{**problem, "loc": ("body", *problem["loc"])} for problem in error.errors()]
+        ) from None
     device = job_device(settings, request.device)
+    pool = pool_of(http)
     body = await pool.submit("app.jobs:graph_json", wall_seconds=settings.wall_seconds,
                              cpu_seconds=settings.cpu_seconds,
                              queue_seconds=settings.queue_seconds,
