@@ -27,7 +27,7 @@ def from_exception(exc: BaseException, line: int | None) -> AppError:
         return exc
     text = _text(exc)
     message = f"{type(exc).__name__}: {text}"
-    if isinstance(exc, MemoryError) or any(words in text for words in _OUT_OF_MEMORY):
+    if out_of_memory(exc):
         return TooLarge(message, line=line, hint_key="hint.too_large")
     if isinstance(exc, RecursionError):
         return TooLarge(message, line=line, hint_key="hint.recursion")
@@ -37,8 +37,14 @@ def from_exception(exc: BaseException, line: int | None) -> AppError:
     return ProgramError(message, line=line, hint_key=hint)
 
 
-# How torch says an allocation failed: CUDA's "out of memory", and on the CPU what the worker's
-# address-space limit makes malloc say.
+def out_of_memory(exc: BaseException) -> bool:
+    """Whether exc says an allocation failed: MemoryError, torch.OutOfMemoryError, CUDA's
+    "out of memory" (also as AcceleratorError, when the GPU itself is full), and on the CPU
+    what the worker's address-space limit makes malloc say."""
+    return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError" or \
+        any(words in str(exc) for words in _OUT_OF_MEMORY)
+
+
 _OUT_OF_MEMORY = ("out of memory", "can't allocate memory", "Failed to allocate")
 _MESSAGE_CHARS = 2_000
 

@@ -22,6 +22,7 @@ import time
 import traceback
 from collections.abc import Callable
 from multiprocessing.connection import Connection
+from types import ModuleType
 
 from app.errors import AppError, TooLarge
 
@@ -99,9 +100,15 @@ def _run_jobs(conn: Connection, memory_mb: int,
             return True
 
 
+def _cuda_torch() -> ModuleType | None:
+    """torch, where this worker has started CUDA; else None (a CPU worker)."""
+    torch = sys.modules.get("torch")
+    return torch if torch is not None and torch.cuda.is_initialized() else None
+
+
 def _cuda_broken() -> bool:
     """Whether this worker's CUDA context has failed for good (see app.tensors.cuda_broken)."""
-    if "torch" not in sys.modules:
+    if _cuda_torch() is None:
         return False
     from app.tensors import cuda_broken
 
@@ -109,12 +116,10 @@ def _cuda_broken() -> bool:
 
 
 def _gpu_free_bytes() -> int | None:
-    """The GPU's free memory, for the pool's count of what more workers would fit; None when
-    this worker has not started CUDA (a CPU worker)."""
-    torch = sys.modules.get("torch")
-    if torch is None or not torch.cuda.is_initialized():
-        return None
-    return int(torch.cuda.mem_get_info()[0])
+    """The GPU's free memory, for the pool's count of what more workers would fit; None on a
+    CPU worker."""
+    torch = _cuda_torch()
+    return None if torch is None else int(torch.cuda.mem_get_info()[0])
 
 
 def _tidy_gpu(memory_mb: int) -> None:
@@ -125,8 +130,8 @@ def _tidy_gpu(memory_mb: int) -> None:
     Without the give-back, torch's caching allocator would keep a job's freed blocks for the
     next job: every idle worker would hold on to the most its programs ever used.
     """
-    torch = sys.modules.get("torch")
-    if torch is None or not torch.cuda.is_initialized():
+    torch = _cuda_torch()
+    if torch is None:
         return
     global _gpu_capped
     if not _gpu_capped:
@@ -216,19 +221,16 @@ def _run_job(target: str, kwargs: dict[str, object], cpu_seconds: float,
 
 
 def _failure(error: Exception, memory_mb: int) -> tuple[object, ...]:
+    # Only in a worker, which has torch: hints imports it, and the server need not.
+    from app.sandbox import hints
+
     # .. note:: torch's CPU allocator reports an exhausted RLIMIT_AS as RuntimeError
-    #    ("DefaultCPUAllocator: can't allocate memory"), not MemoryError; CUDA raises
-    #    torch.OutOfMemoryError, or AcceleratorError "CUDA error: out of memory" when the GPU
-    #    itself is full.
-    text = str(error)
-    if (isinstance(error, MemoryError) or "can't allocate memory" in text
-            or type(error).__name__ == "OutOfMemoryError" or "out of memory" in text):
+    #    ("DefaultCPUAllocator: can't allocate memory"), not MemoryError.
+    if hints.out_of_memory(error):
         return ("error", _out_of_memory(memory_mb))
-    if "CUDA error" in text:
+    if "CUDA error" in str(error):
         # Not a bug of ours: CUDA reports a program's failed kernel (a device-side assert: an
         # index out of range) at a later call, here one the job made after the program ran.
-        from app.sandbox import hints  # not at the top: it imports torch, which the server need not
-
         return ("error", hints.from_exception(error, None))
     return ("bug", f"{type(error).__name__}: {error}", traceback.format_exc())
 
