@@ -20,6 +20,7 @@ import pytest
 import torch
 
 from app.errors import Busy, Disallowed, ProgramError, Timeout, TooLarge
+from app.sandbox.worker_handle import Worker
 from app.sandbox.workers import WorkerPool
 
 # `tests` has no __init__.py, so this is a namespace package: it imports from the repo root, which
@@ -427,3 +428,26 @@ def test_a_cuda_worker_caps_its_gpu_memory_and_gives_back_a_jobs_blocks() -> Non
         assert caught.value.hint_key == "hint.too_large"
         assert run(pool, "pid") == before
         assert pool._gpu_free is not None and pool._gpu_free > 0
+
+
+def test_a_worker_is_stopped_once_however_many_threads_retire_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # close() and a rejoin thread can both retire the worker whose long job just ended.
+    from app.sandbox import workers
+
+    stops: list[int] = []
+    real_stop = workers.stop_worker
+
+    def counting_stop(worker: Worker) -> None:
+        stops.append(worker.pid)
+        real_stop(worker)
+
+    monkeypatch.setattr(workers, "stop_worker", counting_stop)
+    with _started(1) as pool:
+        worker = next(iter(pool._workers))
+        retirers = [threading.Thread(target=pool._retire, args=(worker,)) for _ in range(4)]
+        for thread in retirers:
+            thread.start()
+        for thread in retirers:
+            thread.join()
+    assert stops.count(worker.pid) == 1

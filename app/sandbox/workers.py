@@ -446,7 +446,12 @@ class WorkerPool:
             self._give(worker)
 
     def _retire(self, worker: Worker) -> None:
+        """Drop a worker from the pool and stop it. Only the first call for a worker does so:
+        close() can retire one that a rejoin or replace thread is retiring at the same time,
+        and two closes of its pipe raced to EBADF."""
         with self._lock:
+            if worker not in self._workers:
+                return
             self._workers.discard(worker)
         stop_worker(worker)
 
