@@ -25,9 +25,9 @@ def from_exception(exc: BaseException, line: int | None) -> AppError:
     """An AppError for exc, keeping torch's message word for word (cut at 2,000 characters)."""
     if isinstance(exc, AppError):
         return exc
-    text = _text(exc)
+    text = text_of(exc)
     message = f"{type(exc).__name__}: {text}"
-    if out_of_memory(exc):
+    if out_of_memory(exc, text):
         return TooLarge(message, line=line, hint_key="hint.too_large")
     if isinstance(exc, RecursionError):
         return TooLarge(message, line=line, hint_key="hint.recursion")
@@ -37,20 +37,21 @@ def from_exception(exc: BaseException, line: int | None) -> AppError:
     return ProgramError(message, line=line, hint_key=hint)
 
 
-def out_of_memory(exc: BaseException) -> bool:
-    """Whether exc says an allocation failed: MemoryError, torch.OutOfMemoryError, CUDA's
-    "out of memory" (also as AcceleratorError, when the GPU itself is full), and on the CPU
-    what the worker's address-space limit makes malloc say."""
+def out_of_memory(exc: BaseException, text: str) -> bool:
+    """Whether exc, whose text_of() is `text`, says an allocation failed: MemoryError,
+    torch.OutOfMemoryError, CUDA's "out of memory" (also as AcceleratorError, when the GPU
+    itself is full), and on the CPU what the worker's address-space limit makes malloc say."""
     return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError" or \
-        any(words in str(exc) for words in _OUT_OF_MEMORY)
+        any(words in text for words in _OUT_OF_MEMORY)
 
 
 _OUT_OF_MEMORY = ("out of memory", "can't allocate memory", "Failed to allocate")
 _MESSAGE_CHARS = 2_000
 
 
-def _text(exc: BaseException) -> str:
-    # str(KeyError(key)) is repr(key), which can be a value far too big to write out.
+def text_of(exc: BaseException) -> str:
+    """str(exc), cut at 2,000 characters, and never built when it would be far longer:
+    str(KeyError(key)) is repr(key), which can be a value far too big to write out."""
     if sizes.text_size(exc.args, _MESSAGE_CHARS) > _MESSAGE_CHARS:
         return "(the value in this message is too long to show)"
     text = str(exc)

@@ -226,13 +226,15 @@ def _failure(error: Exception, memory_mb: int) -> tuple[object, ...]:
 
     # .. note:: torch's CPU allocator reports an exhausted RLIMIT_AS as RuntimeError
     #    ("DefaultCPUAllocator: can't allocate memory"), not MemoryError.
-    if hints.out_of_memory(error):
+    text = hints.text_of(error)  # not str(error): see there
+    if hints.out_of_memory(error, text):
         return ("error", _out_of_memory(memory_mb))
-    if "CUDA error" in str(error):
+    if "CUDA error" in text:
         # Not a bug of ours: CUDA reports a program's failed kernel (a device-side assert: an
         # index out of range) at a later call, here one the job made after the program ran.
         return ("error", hints.from_exception(error, None))
-    return ("bug", f"{type(error).__name__}: {error}", traceback.format_exc())
+    message = f"{type(error).__name__}: {text}"
+    return ("bug", message, "".join(traceback.format_tb(error.__traceback__)) + message)
 
 
 def _statm(pid: int | str) -> tuple[int, int]:
