@@ -14,7 +14,7 @@ from multiprocessing.context import ForkServerContext
 from multiprocessing.process import BaseProcess
 
 from app.errors import AppError, ProgramError, Timeout
-from app.sandbox.worker_process import START_SECONDS, _out_of_memory, _serve
+from app.sandbox.worker_process import START_SECONDS, _out_of_memory, _serve, receive
 
 
 @dataclass(eq=False, slots=True)
@@ -58,7 +58,7 @@ def start_worker(context: ForkServerContext, memory_mb: int, limit_address_space
         if not conn.poll(START_SECONDS):
             raise RuntimeError(f"a sandbox worker was not ready after {START_SECONDS:g} s")
         # EOFError: it died starting up
-        worker.idle_rss, worker.cpu_idle, worker.gpu_free = conn.recv()
+        worker.idle_rss, worker.cpu_idle, worker.gpu_free = receive(conn)
         return worker
     except BaseException:
         stop_worker(worker)

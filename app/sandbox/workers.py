@@ -34,7 +34,7 @@ from app.sandbox.worker_handle import (
     stop_worker,
     uses_cuda,
 )
-from app.sandbox.worker_process import REJOIN, RETIRE, _out_of_memory, _usage
+from app.sandbox.worker_process import REJOIN, RETIRE, _out_of_memory, _usage, receive, send
 
 _log = logging.getLogger(__name__)
 
@@ -172,7 +172,7 @@ class WorkerPool:
         with self._lock:
             self._busy.add(worker)
         try:
-            worker.conn.send((target, kwargs, cpu_seconds))
+            send(worker.conn, (target, kwargs, cpu_seconds))
             cpu, after, status, value, *remote_traceback = \
                 await self._wait(worker, wall_seconds, cpu_seconds)
             worker.cpu_idle = cast(float, cpu)
@@ -348,7 +348,7 @@ class WorkerPool:
         # 1,000-step race is a megabyte) would end recv() with BlockingIOError mid-message.
         os.set_blocking(worker.conn.fileno(), True)
         try:
-            reply: tuple[object, ...] = worker.conn.recv()
+            reply = receive(worker.conn)
         except (EOFError, OSError):
             raise await asyncio.to_thread(death, worker, cpu_seconds, self._memory_mb) from None
         return reply
@@ -358,7 +358,7 @@ class WorkerPool:
         try:
             if not worker.conn.poll(START_SECONDS):
                 raise TimeoutError
-            _, worker.cpu_idle, gpu_free = worker.conn.recv()
+            _, worker.cpu_idle, gpu_free = receive(worker.conn)
         except (EOFError, OSError, TimeoutError):
             self._replace(worker)
             return
