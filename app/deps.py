@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
@@ -10,7 +11,7 @@ from fastapi.templating import Jinja2Templates
 
 from app import i18n
 from app.errors import ProgramError
-from app.settings import Settings
+from app.settings import Settings, get_settings
 
 if TYPE_CHECKING:
     # Only the type: the pool itself is built once, in main.py's lifespan.
@@ -27,6 +28,18 @@ def pool_of(request: Request) -> WorkerPool:
     """The sandbox pool, for a route that takes it without a dependency (POST /api/graph)."""
     pool: WorkerPool = request.app.state.pool
     return pool
+
+
+async def settings_of(request: Request) -> Settings:
+    """get_settings, for a route that takes them without a dependency (POST /api/graph).
+
+    A test's `app.dependency_overrides[get_settings]` applies here as it does to a dependency.
+    """
+    provide = request.app.dependency_overrides.get(get_settings, get_settings)
+    settings = provide()
+    if inspect.isawaitable(settings):
+        settings = await settings
+    return cast(Settings, settings)
 
 
 def job_device(settings: Settings, requested: str) -> str:
