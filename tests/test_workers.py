@@ -308,6 +308,25 @@ def test_a_spare_takes_the_next_long_jobs_place_without_a_fork() -> None:
         assert pool.size == 2
 
 
+def test_the_event_loop_starts_no_thread_to_replace_a_long_job_or_take_its_worker_back(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Thread.start() waits until the new thread runs: on a busy machine it held the event
+    # loop (every request) 1-17 ms at a time. The pool's keeper threads do such chores.
+    with _started(1, nice_after_seconds=0.1, long_jobs=1, full_speed_jobs=0) as pool:
+        started: list[str] = []
+        start = threading.Thread.start
+
+        def recorded(thread: threading.Thread) -> None:
+            if threading.current_thread() is threading.main_thread():  # where run()'s loop is
+                started.append(thread.name)
+            start(thread)
+
+        monkeypatch.setattr(threading.Thread, "start", recorded)
+        run(pool, "spin_for", seconds=0.5)  # reniced, replaced, then back as a spare
+        _until(lambda: len(pool._idle) == 2)
+        assert started == []
+
+
 def test_past_the_long_job_limit_a_long_job_keeps_its_worker() -> None:
     with _started(1, nice_after_seconds=0.1, long_jobs=1, full_speed_jobs=0) as pool:
         holders = [threading.Thread(target=run, args=(pool, "spin_for"),
