@@ -18,6 +18,7 @@ import multiprocessing
 import os
 import queue
 import shutil
+import signal
 import tempfile
 import threading
 import time
@@ -85,7 +86,9 @@ class WorkerPool:
     the server's event loop needs) is reniced, and another worker takes its place while it runs
     on, so that a few long (maybe hostile) programs cannot hold every worker or CPU while quick
     ones queue. At most `long_jobs` such jobs run at once; past that, a long job keeps its
-    worker busy like any other. A long job with the machine to itself keeps its priority and
+    worker busy like any other. Of the long jobs, `long_turns` (one per CPU) run; the others
+    wait their turn stopped (SIGSTOP), oldest first, and one whose wall time is up runs again
+    to end itself. A long job with the machine to itself keeps its priority and
     its worker: a lone learner's race runs at full speed.
 
     On CUDA, each worker holds a CUDA context, and each job may hold up to `memory_mb` of GPU
@@ -112,7 +115,8 @@ class WorkerPool:
                  preload: tuple[str, ...] = ("torch", "app.jobs"),
                  nice_after_seconds: float = 0.005, long_jobs: int = 0,
                  full_speed_jobs: int | None = None, spare_seconds: float = 10.0,
-                 warm_up: tuple[str, dict[str, object]] | None = None) -> None:
+                 warm_up: tuple[str, dict[str, object]] | None = None,
+                 long_turns: int | None = None) -> None:
         if size < 1:
             raise ValueError(f"a worker pool needs at least one worker, got size={size}")
         self._target_size = size
@@ -125,6 +129,10 @@ class WorkerPool:
         self._full_speed_jobs = max(1, len(os.sched_getaffinity(0)) - 1) \
             if full_speed_jobs is None else full_speed_jobs
         self._busy: set[Worker] = set()  # running a job now
+        # Long jobs that may run at once, one per CPU; the others wait stopped, oldest first.
+        self._long_turns = max(1, len(os.sched_getaffinity(0))) if long_turns is None \
+            else long_turns
+        self._paused: deque[Worker] = deque()
         # The workers' working directory: empty, and removed with the pool.
         self._cwd = tempfile.mkdtemp(prefix="gradient-lab-sandbox-")
         self._context = multiprocessing.get_context("forkserver")
@@ -196,6 +204,7 @@ class WorkerPool:
         finally:
             with self._lock:
                 self._busy.discard(worker)
+            self._end_turn(worker)
             if not replied:  # it timed out, died or ran out of memory: gone before we answer
                 # Killing and starting processes blocks, so not on the event loop.
                 await asyncio.to_thread(self._replace, worker)
@@ -348,7 +357,7 @@ class WorkerPool:
                 return
             now = time.monotonic()
             try:
-                self._watch(worker, now >= deadline, wall_seconds)
+                self._watch(worker, now >= deadline, wall_seconds, now >= start + wall_seconds)
             except Exception as error:  # noqa: BLE001 - the caller raises it, and the worker goes
                 replied.set_exception(error)
                 return
@@ -373,8 +382,16 @@ class WorkerPool:
             raise await asyncio.to_thread(death, worker, cpu_seconds, self._memory_mb) from None
         return reply
 
-    def _watch(self, worker: Worker, past_deadline: bool, wall_seconds: float) -> None:
+    def _watch(self, worker: Worker, past_deadline: bool, wall_seconds: float,
+               past_wall: bool = False) -> None:
         """One check of a running job: raise if it must stop; renice it if it runs long."""
+        if past_wall and worker.paused:
+            # Its time is up: it runs again, and the interpreter ends it with a 408 at its
+            # next step, keeping the worker (a kill would cost a start).
+            with self._lock:
+                if worker.paused:
+                    self._paused.remove(worker)
+                    self._go_on(worker)
         if past_deadline:
             raise Timeout(f"the program ran longer than {wall_seconds:g} s",
                           hint_key="hint.timeout")
@@ -418,7 +435,34 @@ class WorkerPool:
                     (len(self._busy) + 1) * (self._memory_mb << 20):
                 return  # the GPU has no room for another worker: this one keeps its place
             worker.long = True
+            # Past one long job per CPU, it waits its turn stopped: every runnable thread, even
+            # at the back of the queue, costs the others (96 idle-class spinners cut a 4-worker
+            # pool's throughput by a third here), and a class under attack runs dozens.
+            # (Signals under the lock: with callers on several event loops, a stop and its
+            # go-on must not cross.)
+            if sum(w.long and not w.paused for w in self._workers) > self._long_turns:
+                worker.paused = True
+                self._paused.append(worker)
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(worker.pid, signal.SIGSTOP)
         self._top_up_soon()
+
+    def _end_turn(self, worker: Worker) -> None:
+        """A job has ended (or its worker is gone): if it was a long one, the next paused long
+        job goes on; if it was paused itself, it is let go."""
+        with self._lock:
+            if worker.paused:
+                self._paused.remove(worker)
+                self._go_on(worker)
+            elif worker.long and self._paused:
+                self._go_on(self._paused.popleft())
+
+    @staticmethod
+    def _go_on(worker: Worker) -> None:
+        """Let a paused long job run again (under the pool's lock)."""
+        worker.paused = False
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(worker.pid, signal.SIGCONT)
 
     def _spawn(self) -> Worker:
         worker = start_worker(self._context, self._memory_mb, self._limit_address_space,
