@@ -332,34 +332,31 @@ def _state(pid: int) -> str:
         return file.read().rsplit(")", 1)[1].split()[0]
 
 
-def test_past_its_turns_the_long_job_that_has_had_most_cpu_waits_stopped() -> None:
+def test_past_its_turns_a_long_job_waits_stopped_and_goes_on_when_one_ends() -> None:
     with _started(1, nice_after_seconds=0.1, long_jobs=2, full_speed_jobs=0,
                   long_turns=1) as pool, ThreadPoolExecutor(2) as callers:
-        hog = callers.submit(run, pool, "spin_for", seconds=2.0)
+        first = callers.submit(run, pool, "spin_for", seconds=1.5)
         _until(lambda: any(worker.long for worker in pool._workers))
-        time.sleep(0.3)  # it has had 0.4 s of CPU; the next will have had 0.1 s when long
-        newcomer = callers.submit(run, pool, "spin_for", seconds=0.5)
+        second = callers.submit(run, pool, "spin_for", seconds=0.5)
         _until(lambda: len(pool._paused) == 1)
         waiting = pool._paused[0].pid
         assert _state(waiting) == "T"  # stopped: not even at the back of the CPU queue
-        assert newcomer.result() != waiting  # the newcomer ran its course meanwhile
-        assert hog.result() == waiting  # and the hog went on when it ended
+        assert first.result() != second.result() == waiting  # it went on when the first ended
         assert pool.restarts == 0
 
 
 def test_a_paused_long_job_runs_again_when_its_wall_time_is_up_and_keeps_its_worker() -> None:
     with _started(1, nice_after_seconds=0.1, long_jobs=2, full_speed_jobs=0,
                   long_turns=1) as pool, ThreadPoolExecutor(2) as callers:
-        first = callers.submit(run, pool, "spin_for", seconds=0.8, wall=2.0)
+        first = callers.submit(run, pool, "spin_for", seconds=4.0)
         _until(lambda: any(worker.long for worker in pool._workers))
-        time.sleep(0.3)  # so that it has had more CPU than the next, which stops it
-        second = callers.submit(run, pool, "spin_for", seconds=4.0)
-        _until(lambda: len(pool._paused) == 1)
-        # Its wall time is up long before the second ends: it goes on then, and ends (as a
+        # Its wall time is up long before the first ends: it goes on then, and ends (as a
         # program's own run would, at its wall limit) before the pool's kill.
-        assert isinstance(first.result(timeout=3.0), int)
-        assert not second.done()
-        second.result()
+        second = callers.submit(run, pool, "spin_for", seconds=0.5, wall=2.0)
+        _until(lambda: len(pool._paused) == 1)
+        assert isinstance(second.result(timeout=3.5), int)
+        assert not first.done()
+        first.result()
         assert pool.restarts == 0
 
 

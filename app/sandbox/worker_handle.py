@@ -28,7 +28,6 @@ class Worker:
     reniced: bool = False  # its job's thread runs at low priority
     long: bool = False  # another worker has taken its place in the pool while its job runs
     paused: bool = False  # its long job is stopped (SIGSTOP) until a long job's turn is free
-    cpu_paused: float = 0.0  # CPU seconds its job had used when it was stopped
     gpu_free: int | None = None  # the GPU's free bytes when it was ready; None on the CPU
 
     @property

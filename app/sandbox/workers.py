@@ -87,9 +87,9 @@ class WorkerPool:
     on, so that a few long (maybe hostile) programs cannot hold every worker or CPU while quick
     ones queue. At most `long_jobs` such jobs run at once; past that, a long job keeps its
     worker busy like any other. Of the long jobs, `long_turns` (one per CPU) run; the others
-    wait their turn stopped (SIGSTOP), those that have had the most CPU, and one whose wall
-    time is up runs again to end itself. A long job with the machine to itself keeps its
-    priority and its worker: a lone learner's race runs at full speed.
+    wait their turn stopped (SIGSTOP), oldest first, and one whose wall time is up runs again
+    to end itself. A long job with the machine to itself keeps its priority and
+    its worker: a lone learner's race runs at full speed.
 
     On CUDA, each worker holds a CUDA context, and each job may hold up to `memory_mb` of GPU
     memory besides (the worker caps its allocator there). So a long job gets a replacement
@@ -129,7 +129,7 @@ class WorkerPool:
         self._full_speed_jobs = max(1, len(os.sched_getaffinity(0)) - 1) \
             if full_speed_jobs is None else full_speed_jobs
         self._busy: set[Worker] = set()  # running a job now
-        # Long jobs that may run at once, one per CPU; the others wait stopped (see _renice).
+        # Long jobs that may run at once, one per CPU; the others wait stopped, oldest first.
         self._long_turns = max(1, len(os.sched_getaffinity(0))) if long_turns is None \
             else long_turns
         self._paused: deque[Worker] = deque()
@@ -435,34 +435,27 @@ class WorkerPool:
                     (len(self._busy) + 1) * (self._memory_mb << 20):
                 return  # the GPU has no room for another worker: this one keeps its place
             worker.long = True
-            # Past one long job per CPU, one waits its turn stopped: every runnable thread, even
+            # Past one long job per CPU, it waits its turn stopped: every runnable thread, even
             # at the back of the queue, costs the others (96 idle-class spinners cut a 4-worker
-            # pool's throughput by a third here), and a class under attack runs dozens. The
-            # one that has had the most CPU waits: this one has had 5 ms, a hostile loop has
-            # had seconds, so a learner's program that runs a little long is not queued
-            # behind it. (Signals under the lock: with callers on several event loops, a
-            # stop and its go-on must not cross.)
-            running = [w for w in self._workers if w.long and not w.paused]
-            if len(running) > self._long_turns:
-                used = {w: _usage(w.pid)[0] - w.cpu_idle for w in running}
-                waits = max(running, key=used.__getitem__)
-                waits.paused, waits.cpu_paused = True, used[waits]
-                self._paused.append(waits)
+            # pool's throughput by a third here), and a class under attack runs dozens.
+            # (Signals under the lock: with callers on several event loops, a stop and its
+            # go-on must not cross.)
+            if sum(w.long and not w.paused for w in self._workers) > self._long_turns:
+                worker.paused = True
+                self._paused.append(worker)
                 with contextlib.suppress(ProcessLookupError):
-                    os.kill(waits.pid, signal.SIGSTOP)
+                    os.kill(worker.pid, signal.SIGSTOP)
         self._top_up_soon()
 
     def _end_turn(self, worker: Worker) -> None:
-        """A job has ended (or its worker is gone): if it was a long one, the paused long job
-        that has had the least CPU goes on; if it was paused itself, it is let go."""
+        """A job has ended (or its worker is gone): if it was a long one, the next paused long
+        job goes on; if it was paused itself, it is let go."""
         with self._lock:
             if worker.paused:
                 self._paused.remove(worker)
                 self._go_on(worker)
             elif worker.long and self._paused:
-                next_up = min(self._paused, key=lambda w: w.cpu_paused)
-                self._paused.remove(next_up)
-                self._go_on(next_up)
+                self._go_on(self._paused.popleft())
 
     @staticmethod
     def _go_on(worker: Worker) -> None:
