@@ -88,8 +88,8 @@ class WorkerPool:
     ones queue. At most `long_jobs` such jobs run at once; past that, a long job keeps its
     worker busy like any other. Of the long jobs, `long_turns` (one per CPU) run; the others
     wait their turn stopped (SIGSTOP), oldest first, and one whose wall time is up runs again
-    to end itself. A long job with the machine to itself keeps its priority and
-    its worker: a lone learner's race runs at full speed.
+    to end itself. A long job with the machine to itself keeps its priority and its worker:
+    a lone learner's race runs at full speed.
 
     On CUDA, each worker holds a CUDA context, and each job may hold up to `memory_mb` of GPU
     memory besides (the worker caps its allocator there). So a long job gets a replacement
@@ -126,12 +126,11 @@ class WorkerPool:
         # CUDA reserves huge virtual ranges, so CUDA workers rely on the parent's RSS watch alone.
         self._limit_address_space = not uses_cuda(device)
         self._nice_after = nice_after_seconds
-        self._full_speed_jobs = max(1, len(os.sched_getaffinity(0)) - 1) \
-            if full_speed_jobs is None else full_speed_jobs
+        cpus = len(os.sched_getaffinity(0))
+        self._full_speed_jobs = max(1, cpus - 1) if full_speed_jobs is None else full_speed_jobs
         self._busy: set[Worker] = set()  # running a job now
         # Long jobs that may run at once, one per CPU; the others wait stopped, oldest first.
-        self._long_turns = max(1, len(os.sched_getaffinity(0))) if long_turns is None \
-            else long_turns
+        self._long_turns = max(1, cpus) if long_turns is None else long_turns
         self._paused: deque[Worker] = deque()
         # The workers' working directory: empty, and removed with the pool.
         self._cwd = tempfile.mkdtemp(prefix="gradient-lab-sandbox-")
@@ -375,7 +374,7 @@ class WorkerPool:
             loop.remove_reader(fd)
         # uvloop's add_reader leaves the pipe non-blocking: a reply bigger than one read (a
         # 1,000-step race is a megabyte) would end recv() with BlockingIOError mid-message.
-        os.set_blocking(worker.conn.fileno(), True)
+        os.set_blocking(fd, True)
         try:
             reply = receive(worker.conn)
         except (EOFError, OSError):
@@ -383,7 +382,7 @@ class WorkerPool:
         return reply
 
     def _watch(self, worker: Worker, past_deadline: bool, wall_seconds: float,
-               past_wall: bool = False) -> None:
+               past_wall: bool) -> None:
         """One check of a running job: raise if it must stop; renice it if it runs long."""
         if past_wall and worker.paused:
             # Its time is up: it runs again, and the interpreter ends it with a 408 at its
@@ -450,11 +449,13 @@ class WorkerPool:
     def _end_turn(self, worker: Worker) -> None:
         """A job has ended (or its worker is gone): if it was a long one, the next paused long
         job goes on; if it was paused itself, it is let go."""
+        if not worker.long:  # nearly every job: no lock to take (only its own _wait sets it)
+            return
         with self._lock:
             if worker.paused:
                 self._paused.remove(worker)
                 self._go_on(worker)
-            elif worker.long and self._paused:
+            elif self._paused:
                 self._go_on(self._paused.popleft())
 
     @staticmethod
