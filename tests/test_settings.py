@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import pickle
 from dataclasses import fields
 from pathlib import Path
 
@@ -28,6 +29,21 @@ def test_limits_carry_every_setting_of_the_runner(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setenv("APP_WORKER_MEMORY_MB", "512")
     limits = Settings().limits()
     assert (limits.wall_seconds, limits.worker_memory_mb) == (1.5, 512)
+
+
+def test_limits_cross_a_pickle_whole() -> None:
+    limits = Limits(**{f.name: i + 1 for i, f in enumerate(fields(Limits))})
+    copy = pickle.loads(pickle.dumps(limits, pickle.HIGHEST_PROTOCOL))
+    assert copy == limits and copy != Limits()
+
+
+def test_a_changed_copy_of_the_settings_has_its_own_limits() -> None:
+    settings = Settings()
+    assert settings.limits() is settings.limits()  # made once
+    changed = settings.model_copy(update={"steps": 7})
+    assert (changed.limits().steps, settings.limits().steps) == (7, Limits().steps)
+    with pytest.raises(ValueError):
+        settings.steps = 7  # type: ignore[misc]  # frozen, so what limits() made stays true
 
 
 def test_a_zero_limit_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
