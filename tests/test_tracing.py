@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import warnings
 
 import pytest
 import torch
@@ -149,6 +150,41 @@ def test_s19_second_backward_error_is_recorded_on_that_call() -> None:
         run(LESSONS["S19"].program)
     calls = caught.value.partial["backward"]  # type: ignore[index]
     assert calls[0]["error"] is None and "second time" in calls[1]["error"]
+
+
+_XY = "import torch\nx = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\ny = x ** 3\n"
+
+
+@pytest.mark.parametrize("call", [
+    "y.backward(torch.ones(3))",
+    "y.backward(torch.ones(3), True)",
+    "y.backward(torch.ones(3), None, True)",
+    "y.backward(gradient=torch.ones(3), retain_graph=True)",
+    "y.backward(torch.tensor([1.0, 0.5, 2.0]), inputs=[x])",
+    "y.backward(torch.ones(3), None, False, [x])",  # inputs, positionally
+    "y.sum().backward()",
+    "y.backward()",  # not a scalar
+    "y.backward(torch.ones(3), gradient=torch.ones(3))",
+    "y.backward(torch.ones(3), inputs=[x], sideways=True)",
+    "y.backward(torch.ones(2))",
+])
+def test_every_form_of_tensor_backward_gives_what_torch_gives(call: str) -> None:
+    namespace: dict[str, object] = {}
+    try:
+        with warnings.catch_warnings():  # create_graph=True warns of a reference cycle
+            warnings.simplefilter("ignore")
+            exec(compile(_XY + call + "\n", "<p>", "exec"), namespace)  # the oracle, not the app
+    except Exception as error:  # noqa: BLE001 - the program's own error is what is compared
+        with pytest.raises(ProgramError) as caught:
+            run(_XY + call + "\n")
+        assert caught.value.message == f"{type(error).__name__}: {error}"
+        return
+    g = run(_XY + call + "\n")
+    x = namespace["x"]
+    assert isinstance(x, torch.Tensor) and x.grad is not None
+    assert g.variables["x"].grad == x.grad.tolist()
+    assert g.backward[0].create_graph == ("True" in call and "None, True" in call)
+    assert [s.op for s in g.backward[0].steps][-1] == "AccumulateGrad"
 
 
 @pytest.mark.parametrize("n", [3, 200])  # checked on the plain list, and with torch
