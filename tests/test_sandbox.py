@@ -10,6 +10,7 @@ import torch
 from app.errors import AppError, Disallowed, ProgramError, Timeout, TooLarge
 from app.sandbox.interpreter import run_program
 from app.sandbox.limits import Limits
+from app.sandbox.sizes import text_size
 
 LIMITS = Limits()
 
@@ -202,3 +203,14 @@ def test_each_limit_is_its_own_setting() -> None:
         run("print('x' * 20)", stdout_bytes=10)
     with pytest.raises(TooLarge, match="bytes"):
         run("x = 1\n" * 10, program_bytes=20)
+
+
+@pytest.mark.parametrize("args", [
+    ("loss:", torch.ones(3), 42, -7, 1.5, True, None),
+    (torch.ones(2000, 3),),  # printed summarised
+    ("x" * 500, 10**40),
+])
+def test_a_prints_arguments_are_sized_as_the_walk_sizes_them(args: tuple[object, ...]) -> None:
+    # A flat tuple (print's arguments) is sized without the walk; a list of the same goes
+    # through it, and a list and a tuple are written with the same brackets and commas.
+    assert text_size(args, 10**6) == text_size(list(args), 10**6) > 2

@@ -11,7 +11,7 @@ from torch import _tensor_str
 
 from app.sandbox.interpreter import run_program
 from app.sandbox.limits import Limits
-from app.sandbox.runtime import app_reads
+from app.sandbox.runtime import AppReads
 from app.sandbox.tensor_text import PrintWidths, TensorText
 
 FLOATS = [torch.float16, torch.bfloat16, torch.float32, torch.float64]
@@ -148,7 +148,7 @@ def test_a_lessons_tensors_are_written_without_torchs_second_pass(
 
     monkeypatch.setattr(_tensor_str, "_str_intern", second_pass)
     for name, t in _lessons_tensors().items():
-        with app_reads():
+        with AppReads():
             ours = (str(t), repr(t), f"{t}")
         assert ours == expected[name], name
 

@@ -11,7 +11,7 @@ import torch
 
 from app.errors import Disallowed
 from app.sandbox import guards, sizes
-from app.sandbox.runtime import SIZED, Runtime, app_reads
+from app.sandbox.runtime import SIZED, AppReads, Runtime
 from app.sandbox.scope import Scope
 
 _UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
@@ -140,7 +140,7 @@ class Evaluator(Runtime):
         sizes.check_text(value, self.limits, self.line)
         spec = "" if node.format_spec is None else self.evaluate(node.format_spec, scope)
         sizes.check_format_spec(spec, self.limits, self.line)
-        with app_reads():
+        with AppReads():
             if node.conversion in (ord("r"), ord("a")):
                 value = repr(value)
             elif node.conversion == ord("s"):

@@ -81,6 +81,10 @@ def text_size(value: object, budget: int) -> int:
     .. note:: `[s] * n` holds one string n times, and str() writes it n times, so the walk
        counts with repetition (as repr does) and stops once it passes the budget.
     """
+    if type(value) is tuple and len(value) <= 16 \
+            and not any(isinstance(item, _NESTED) for item in value):
+        # print's arguments, most often a tensor or a string and a number: no walk needed.
+        return 2 + 2 * len(value) + sum(map(_leaf_size, value))
     total = 0
     stack: list[tuple[object, bool]] = [(value, False)]
     inside: set[int] = set()  # containers on the current path: repr prints these as [...]
@@ -88,8 +92,6 @@ def text_size(value: object, budget: int) -> int:
         item, leaving = stack.pop()
         if leaving:
             inside.discard(id(item))
-        elif isinstance(item, str):
-            total += len(item) + 2
         elif isinstance(item, BaseException):
             stack.append((item.args, False))  # str(KeyError(key)) is repr(key)
         elif isinstance(item, dict) or isinstance(item, _ITERABLES):
@@ -102,13 +104,22 @@ def text_size(value: object, budget: int) -> int:
                 inside.add(id(item))
                 stack.append((item, True))
                 stack.extend((part, False) for part in parts)
-        elif isinstance(item, (torch.Tensor, numpy.ndarray)):
-            total += 40 + 16 * _printed_elements(tuple(item.shape))
-        elif isinstance(item, int):
-            total += item.bit_length() * 3 // 10 + 2  # its decimal digits, and a sign
         else:
-            total += 24  # a float's repr, or an object's <name at 0x...>
+            total += _leaf_size(item)
     return total
+
+
+_NESTED: tuple[type, ...] = (BaseException, dict, *_ITERABLES)  # what text_size walks into
+
+
+def _leaf_size(item: object) -> int:
+    if isinstance(item, str):
+        return len(item) + 2
+    if isinstance(item, (torch.Tensor, numpy.ndarray)):
+        return 40 + 16 * _printed_elements(tuple(item.shape))
+    if isinstance(item, int):
+        return item.bit_length() * 3 // 10 + 2  # its decimal digits, and a sign
+    return 24  # a float's repr, or an object's <name at 0x...>
 
 
 def _printed_elements(shape: tuple[int, ...]) -> int:
