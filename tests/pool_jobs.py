@@ -68,6 +68,13 @@ def allocate(megabytes: int) -> int:
     return len(bytearray(megabytes << 20))
 
 
+def hold_in_a_cycle(megabytes: int) -> int:
+    """Allocate `megabytes` that only a reference cycle holds once the job has returned."""
+    holder: dict[str, object] = {"memory": bytearray(megabytes << 20)}
+    holder["itself"] = holder
+    return os.getpid()
+
+
 def fill(megabytes: int, hold_seconds: float) -> int:
     """Touch every page, so the memory is resident and not merely reserved."""
     chunks = [b"\x01" * (64 << 20) for _ in range(megabytes // 64)]

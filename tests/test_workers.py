@@ -135,6 +135,13 @@ def test_allocating_past_the_memory_limit_is_too_large_and_keeps_the_worker(
     assert run(solo, "pid") == before
 
 
+def test_a_jobs_garbage_is_gone_before_the_next_job_starts(solo: WorkerPool) -> None:
+    # 300 MB held by a cycle each time, in a worker capped at 512 MB: without a collection
+    # between jobs the second run had the first one's memory still, and failed.
+    pids = {run(solo, "hold_in_a_cycle", megabytes=300) for _ in range(3)}
+    assert len(pids) == 1
+
+
 def test_without_an_address_space_limit_the_parent_kills_a_worker_over_its_memory() -> None:
     # CUDA workers get no RLIMIT_AS, so the parent's RSS watch is what stops them.
     with _started(1, device="cuda", nice_after_seconds=3600) as cuda:
