@@ -135,6 +135,14 @@ class GraphRecorder:
                     and len(self.module_outputs) < self.limits.graph_nodes:
                 self.module_outputs[id(t)] = (t, module)  # the innermost module wins
 
+    def let_go(self, named: set[int]) -> None:
+        """At the memory limit (Runtime._let_go): forget module outputs the program does not
+        name, and the saved tensors read before each backward call (a trace reads a reachable
+        node's again, where backward has not freed them)."""
+        self.module_outputs = {key: value for key, value in self.module_outputs.items()
+                               if key in named}
+        self.saved.clear()
+
     # --- backward calls ------------------------------------------------------------------------
 
     def intercepts(self, fn: object) -> bool:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 import json
 import warnings
 
@@ -285,3 +287,76 @@ def test_a_big_graph_sends_summaries_not_every_value() -> None:
 def test_a_small_graph_sends_every_value() -> None:
     x = by_name(run("x = torch.arange(1000.0, requires_grad=True)\ny = (x * 2).sum()\n"))["x"]
     assert x.value == [float(i) for i in range(1000)]
+
+
+def _plain_stdout(program: str) -> str:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
+    return out.getvalue()
+
+
+_SMALL_MEMORY = 64 << 20  # so a few dozen iterations of these loops reach it
+
+
+def test_a_loop_that_makes_more_than_the_memory_limit_but_holds_little_runs() -> None:
+    # Each iteration makes 8 MB that the next one drops; the graph's records kept them all,
+    # and at the limit the program was refused though it never held more than 12 MB.
+    program = ("import torch\n"
+               "a = torch.ones(1000, 1000)\n"
+               "for i in range(40):\n"
+               "    a = torch.tanh(a * 0.5 + 1)\n"
+               "print(a[0, 0], a.shape)\n")
+    g = run(program, tensor_memory_bytes=_SMALL_MEMORY)
+    assert g.stdout == _plain_stdout(program)
+    assert g.variables["a"].line == 4  # a variable's record stays
+
+
+def test_a_training_loop_past_the_memory_limit_in_all_runs_as_in_torch() -> None:
+    program = ("import torch\n"
+               "import torch.nn as nn\n"
+               "torch.manual_seed(0)\n"
+               "x = torch.randn(1024, 64)\n"
+               "y = torch.randn(1024, 1)\n"
+               "model = nn.Sequential(nn.Linear(64, 512), nn.ReLU(), nn.Linear(512, 1))\n"
+               "opt = torch.optim.SGD(model.parameters(), lr=0.01)\n"
+               "for step in range(40):\n"
+               "    opt.zero_grad()\n"
+               "    loss = ((model(x) - y) ** 2).mean()\n"
+               "    loss.backward()\n"
+               "    opt.step()\n"
+               "print(loss)\n")
+    g = run(program.replace("torch.manual_seed(0)\n", ""), tensor_memory_bytes=_SMALL_MEMORY)
+    assert g.stdout == _plain_stdout(program)  # the sandbox seeds every run with 0
+    assert g.backward and g.variables["loss"].grad_fn == "MeanBackward0"
+
+
+def test_a_backward_loop_past_the_memory_limit_runs_and_traces_its_first_calls() -> None:
+    # Each iteration's tensors (8 MB) are kept for the graph until the limit lets them go.
+    program = ("import torch\n"
+               "w = torch.ones(1000, 1000, requires_grad=True)\n"
+               "for i in range(30):\n"
+               "    y = torch.tanh(w * 0.5)\n"
+               "    y.sum().backward()\n"
+               "print(w.grad[0, 0])\n")
+    g = run(program, tensor_memory_bytes=_SMALL_MEMORY)
+    assert g.stdout == _plain_stdout(program)
+    assert len(g.backward) == 20  # TRACED_CALLS
+
+
+def test_cyclic_garbage_past_the_memory_limit_is_collected_before_refusing() -> None:
+    program = ("import torch\n"
+               "for i in range(40):\n"
+               "    d = {'t': torch.ones(1000, 1000)}\n"
+               "    d['itself'] = d\n"
+               "print(i)\n")
+    assert run(program, tensor_memory_bytes=_SMALL_MEMORY).stdout == "39\n"
+
+
+def test_tensors_a_program_holds_past_the_memory_limit_are_still_refused() -> None:
+    program = ("import torch\n"
+               "xs = []\n"
+               "for i in range(40):\n"
+               "    xs.append(torch.ones(1000, 1000))\n")
+    with pytest.raises(TooLarge, match="tensors hold"):
+        run(program, tensor_memory_bytes=_SMALL_MEMORY)

@@ -8,6 +8,7 @@ assignment, iteration, imports and print, each checked against the allow-list an
 from __future__ import annotations
 
 import ast
+import dataclasses
 import operator
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -67,6 +68,9 @@ class Recorder(Protocol):
 
     def __exit__(self, *exc: object) -> None: ...
 
+    def let_go(self, named: set[int]) -> None:
+        """Drop what is kept of tensors whose ids are not in `named` (see Runtime._let_go)."""
+
 
 _NAMESPACES = al.build_namespaces()
 _PRELUDE = {"torch": _NAMESPACES["torch"], "nn": _NAMESPACES["torch.nn"],
@@ -115,7 +119,7 @@ class Runtime:
         self.line: int | None = None
         self.stdout: list[str] = []
         self.stdout_bytes = 0
-        self.meter = MemoryMeter(limits)
+        self.meter = MemoryMeter(limits, self._let_go)
         self._guard = SizeGuard(limits, self.meter, lambda: self.line)
         self._guarding = False
         self.produced: dict[int, Any] = {}
@@ -218,6 +222,28 @@ class Runtime:
         kept = tuple(x for x in inputs[:8] if isinstance(x, (torch.Tensor, int, float)))
         self.produced[id(tensor)] = Produced(tensor, self.line or 0, op, kept,
                                              torch.is_grad_enabled())
+
+    def _let_go(self) -> None:
+        """The program's tensors are past the memory limit: keep records only of those it names.
+
+        The records keep every tensor the program made alive, with its inputs, so the graph can
+        show each one; in a loop (a training loop, a = tanh(a @ a)) that is every iteration's
+        tensors, and a program that needs 40 MB was refused at 1 GiB. So, at the limit, only
+        the program's variables keep their records, and the recorder keeps only their module
+        calls: the memory the rest held goes back, and the meter counts again. Tensors in
+        lists or other containers stay alive with the program; only their records go.
+        """
+        named = {id(v) for v in self.globals.vars.values() if isinstance(v, torch.Tensor)}
+        kept: dict[int, Any] = {}
+        for key, made in self.produced.items():
+            if key in named:
+                inputs = tuple(x for x in made.inputs
+                               if not isinstance(x, torch.Tensor) or id(x) in named)
+                kept[key] = made if len(inputs) == len(made.inputs) else \
+                    dataclasses.replace(made, inputs=inputs)
+        self.produced = kept
+        if self.recorder is not None:
+            self.recorder.let_go(named)
 
     def get_item(self, obj: Any, key: Any) -> Any:
         if isinstance(obj, (al.Namespace, type)):

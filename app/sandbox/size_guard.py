@@ -9,6 +9,7 @@ against the limits by MemoryMeter.
 
 from __future__ import annotations
 
+import gc
 import math
 import weakref
 from collections.abc import Callable, Sequence
@@ -152,11 +153,17 @@ def _samples(values: Sequence[object]) -> int:
 
 
 class MemoryMeter:
-    """Bytes held by the program's live tensors, so one program cannot take the worker's memory."""
+    """Bytes held by the program's live tensors, so one program cannot take the worker's memory.
 
-    def __init__(self, limits: Limits) -> None:
+    Past the limit, before it refuses, the meter has the run let go of what only its records
+    hold (`let_go`), then collects garbage: what stays is what the program itself holds, which
+    is what the limit is for. A plain Python session would not keep those either.
+    """
+
+    def __init__(self, limits: Limits, let_go: Callable[[], None] | None = None) -> None:
         self.limits = limits
         self.live = 0
+        self.let_go = let_go
         # id(t) -> a weak reference whose callback, when t is freed, takes its bytes off `live`
         # and its entry out (so an id reused later is a new tensor). Cheaper than
         # weakref.finalize plus a WeakValueDictionary, and a tensor passes here twice.
@@ -177,9 +184,17 @@ class MemoryMeter:
         self._held[key] = weakref.ref(t, partial(self._free, key, nbytes))
         self.live += nbytes
         if self.live > self.limits.tensor_memory_bytes:
-            raise TooLarge(f"the program's tensors hold {self.live / 2**20:.0f} MiB; the limit is "
-                           f"{self.limits.tensor_memory_bytes / 2**20:.0f} MiB", line=line,
-                           hint_key="hint.too_large")
+            self._over(line)
+
+    def _over(self, line: int | None) -> None:
+        limit = self.limits.tensor_memory_bytes
+        for free in (self.let_go, gc.collect):  # each frees tensors at once: see _free
+            if free is not None:
+                free()
+            if self.live <= limit:
+                return
+        raise TooLarge(f"the program's tensors hold {self.live / 2**20:.0f} MiB; the limit is "
+                       f"{limit / 2**20:.0f} MiB", line=line, hint_key="hint.too_large")
 
     def _free(self, key: int, nbytes: int, _: object) -> None:
         del self._held[key]
