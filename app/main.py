@@ -183,6 +183,12 @@ async def _request_invalid(request: Request, exc: RequestValidationError) -> JSO
 
 
 async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    if exc.status_code == 400 and isinstance(exc.__cause__, RecursionError):
+        # FastAPI's json.loads gave up on a body nested past Python's recursion limit and
+        # answered a bare 400; it is a malformed request, a 422 as /api/graph's parser gives.
+        return _envelope(request, 422, "request_invalid",
+                         "Invalid request: body: the JSON is nested too deeply",
+                         hint_key="hint.request_invalid")
     error_type = _HTTP_TYPES.get(exc.status_code, "http_error")
     return _envelope(request, exc.status_code, error_type, str(exc.detail), headers=exc.headers)
 

@@ -636,6 +636,16 @@ def test_json_nested_too_deeply_is_a_422_that_says_so(client: TestClient) -> Non
     assert "recursion limit" in str(error["message"])
 
 
+@pytest.mark.parametrize("path", ["/api/surface", "/api/descent", "/api/basins",
+                                  "/api/training/flow", "/api/training/nan"])
+def test_json_nested_too_deeply_is_a_422_on_every_endpoint(client: TestClient, path: str) -> None:
+    # These parse with FastAPI's json.loads, whose RecursionError FastAPI answered with a 400.
+    body = b'{"surface": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
+    response = client.post(path, content=body, headers={"content-type": "application/json"})
+    error = assert_error(response, 422, "request_invalid")
+    assert "nested too deeply" in str(error["message"])
+
+
 def test_a_huge_request_is_too_large(client: TestClient) -> None:
     response = client.post("/api/graph", json={"code": "x = 1\n" * 2_000_000})
     assert_error(response, 413, "too_large")
