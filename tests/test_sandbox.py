@@ -214,3 +214,13 @@ def test_a_prints_arguments_are_sized_as_the_walk_sizes_them(args: tuple[object,
     # A flat tuple (print's arguments) is sized without the walk; a list of the same goes
     # through it, and a list and a tuple are written with the same brackets and commas.
     assert text_size(args, 10**6) == text_size(list(args), 10**6) > 2
+
+
+@pytest.mark.parametrize("alias", ["w.detach()", "w.data", "w.contiguous()", "w.to(torch.float32)"])
+def test_tensors_sharing_one_block_of_memory_count_it_once(alias: str) -> None:
+    program = ("import torch\nw = torch.ones(1000, 1000)\nhistory = []\n"  # 4 MB
+               f"for i in range(100):\n    history.append({alias})\n")
+    limits = dataclasses.replace(Limits(), tensor_memory_bytes=64 << 20)
+    assert len(run_program(program, limits=limits).namespace["history"]) == 100  # type: ignore[arg-type]
+    with pytest.raises(TooLarge, match="tensors hold"):  # copies are memory of their own
+        run_program(program.replace(alias, alias + ".clone()"), limits=limits)

@@ -164,10 +164,14 @@ class MemoryMeter:
         self.limits = limits
         self.live = 0
         self.let_go = let_go
-        # id(t) -> a weak reference whose callback, when t is freed, takes its bytes off `live`
-        # and its entry out (so an id reused later is a new tensor). Cheaper than
+        # id(t) -> a weak reference whose callback, when t is freed, takes it off the count of
+        # its memory and its entry out (so an id reused later is a new tensor). Cheaper than
         # weakref.finalize plus a WeakValueDictionary, and a tensor passes here twice.
         self._held: dict[int, weakref.ref[torch.Tensor]] = {}
+        # The memory tensors own, by address: [tensors alive on it, bytes counted]. t.detach()
+        # and t.data are not views, yet share t's memory: history.append(w.detach()) 300 times
+        # holds one tensor's bytes, not 300 (it was refused as 1.2 GB).
+        self._memory: dict[int, list[int]] = {}
 
     def add(self, t: torch.Tensor, line: int | None) -> None:
         if id(t) in self._held:
@@ -180,8 +184,18 @@ class MemoryMeter:
             if t._base is not None or t.is_meta:
                 return  # a view shares its base's memory
             nbytes = full.numel() * full.element_size()
+            try:
+                address = full.data_ptr()
+            except RuntimeError:  # no single block of memory (a sparse tensor): its own
+                address = -id(t)
         key = id(t)
-        self._held[key] = weakref.ref(t, partial(self._free, key, nbytes))
+        self._held[key] = weakref.ref(t, partial(self._free, key, address))
+        shared = self._memory.get(address)
+        if shared is None:
+            self._memory[address] = [1, nbytes]
+        else:  # memory counted already: only what this tensor reaches beyond it is new
+            shared[0] += 1
+            nbytes, shared[1] = max(0, nbytes - shared[1]), max(nbytes, shared[1])
         self.live += nbytes
         if self.live > self.limits.tensor_memory_bytes:
             self._over(line)
@@ -196,9 +210,13 @@ class MemoryMeter:
         raise TooLarge(f"the program's tensors hold {self.live / 2**20:.0f} MiB; the limit is "
                        f"{limit / 2**20:.0f} MiB", line=line, hint_key="hint.too_large")
 
-    def _free(self, key: int, nbytes: int, _: object) -> None:
+    def _free(self, key: int, address: int, _: object) -> None:
         del self._held[key]
-        self.live -= nbytes
+        shared = self._memory[address]
+        shared[0] -= 1
+        if not shared[0]:
+            del self._memory[address]
+            self.live -= shared[1]
 
 
 class SizeGuard(TorchFunctionMode):
