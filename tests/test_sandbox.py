@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import io
 
 import pytest
 import torch
@@ -224,3 +226,29 @@ def test_tensors_sharing_one_block_of_memory_count_it_once(alias: str) -> None:
     assert len(run_program(program, limits=limits).namespace["history"]) == 100  # type: ignore[arg-type]
     with pytest.raises(TooLarge, match="tensors hold"):  # copies are memory of their own
         run_program(program.replace(alias, alias + ".clone()"), limits=limits)
+
+
+@pytest.mark.parametrize("scheduler", [
+    "optim.lr_scheduler.StepLR(opt, step_size=10, gamma=0.5)",
+    "optim.lr_scheduler.CosineAnnealingLR(opt, T_max=30)",
+    "optim.lr_scheduler.OneCycleLR(opt, max_lr=0.5, total_steps=30)",
+    "optim.lr_scheduler.LambdaLR(opt, lambda epoch: 0.9 ** epoch)",
+])
+def test_a_training_loop_with_an_lr_scheduler_runs_as_in_torch(scheduler: str) -> None:
+    # A scheduler wraps its optimizer's step in a plain function on the instance; the call
+    # opt.step() was refused as "'function' object cannot be called here".
+    program = ("import torch\nimport torch.optim as optim\n"
+               "w = torch.zeros(2, requires_grad=True)\n"
+               "opt = optim.SGD([w], lr=0.1, momentum=0.9)\n"
+               f"sched = {scheduler}\n"
+               "for i in range(30):\n"
+               "    opt.zero_grad()\n"
+               "    loss = ((w - torch.tensor([1.0, -1.0])) ** 2).sum()\n"
+               "    loss.backward()\n"
+               "    opt.step()\n"
+               "    sched.step()\n"
+               "print(w, sched.get_last_lr())\n")
+    plain = io.StringIO()
+    with contextlib.redirect_stdout(plain):
+        exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
+    assert run_program(program, limits=LIMITS).stdout == plain.getvalue()

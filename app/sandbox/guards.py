@@ -55,6 +55,8 @@ def get_attribute(obj: object, name: str, line: int | None) -> object:
             return obj.apply
     elif isinstance(obj, torch.autograd.function.FunctionCtx) and name in vars(obj):
         return getattr(obj, name)  # an attribute the program itself set on ctx
+    elif isinstance(obj, torch.optim.Optimizer) and name == "step" and "step" in vars(obj):
+        return types.MethodType(_scheduled_step, obj)
     else:
         for kinds, names in _ATTRIBUTE_POLICIES:
             if isinstance(obj, kinds):
@@ -63,6 +65,18 @@ def get_attribute(obj: object, name: str, line: int | None) -> object:
                 break
     raise Disallowed(f"'{type(obj).__name__}' attribute '{name}' is not available here",
                      line=line, hint_key="hint.disallowed_name")
+
+
+def _scheduled_step(optimizer: torch.optim.Optimizer, *args: object, **kwargs: object) -> object:
+    """optimizer.step() once an lr scheduler has wrapped it.
+
+    A scheduler replaces its optimizer's step with a plain function on the instance, which
+    notes that step was called (to warn if the scheduler steps first) and calls the method.
+    Read as it is, that function is no bound method, so check_callable refused the call
+    every training loop with a scheduler makes. Only torch sets an optimizer's attributes
+    (set_attribute lets a program set none), so this calls torch's own wrapper.
+    """
+    return vars(optimizer)["step"](*args, **kwargs)
 
 
 def set_attribute(obj: object, name: str, value: object, line: int | None) -> None:
