@@ -252,3 +252,21 @@ def test_a_training_loop_with_an_lr_scheduler_runs_as_in_torch(scheduler: str) -
     with contextlib.redirect_stdout(plain):
         exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
     assert run_program(program, limits=LIMITS).stdout == plain.getvalue()
+
+
+def test_what_max_and_sort_return_is_read_by_field_name_as_in_torch() -> None:
+    ns = run_program("import torch\nx = torch.tensor([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])\n"
+                     "m = x.max(dim=1)\nv, i = m.values, m.indices\n"
+                     "s = torch.sort(x, descending=True).indices\n", limits=LIMITS).namespace
+    x = torch.tensor([[1.0, 5.0, 2.0], [7.0, 0.0, 3.0]])
+    assert torch.equal(ns["v"], x.max(dim=1).values)  # type: ignore[arg-type]
+    assert torch.equal(ns["i"], x.max(dim=1).indices)  # type: ignore[arg-type]
+    assert torch.equal(ns["s"], torch.sort(x, descending=True).indices)  # type: ignore[arg-type]
+    with pytest.raises(Disallowed, match="'max' attribute 'count'"):  # fields only
+        run_program("import torch\nc = torch.ones(2).max(dim=0).count\n", limits=LIMITS)
+
+
+def test_a_seed_is_refused_with_a_hint_that_runs_are_seeded_already() -> None:
+    with pytest.raises(Disallowed) as caught:
+        run_program("import torch\ntorch.manual_seed(42)\n", limits=LIMITS)
+    assert caught.value.hint_key == "hint.seed" and caught.value.line == 2

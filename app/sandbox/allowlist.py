@@ -134,6 +134,15 @@ load_state_dict register_forward_hook register_full_backward_hook append extend
 """.split())
 OPTIMIZER_ATTRIBUTES = frozenset(
     "step zero_grad param_groups state add_param_group defaults".split())
+# Names refused with a hint of their own rather than the general one.
+REFUSAL_HINTS = {"manual_seed": "hint.seed", "seed": "hint.seed"}
+
+# What torch.max(x, dim=...), sort, topk and the like return: named tuples, whose fields (all
+# tensors) a program reads by name, m.values and m.indices, as well as by unpacking.
+RETURN_TYPE_FIELDS: dict[type, frozenset[str]] = {
+    kind: frozenset(kind.__match_args__)  # type: ignore[attr-defined]  # a structseq's fields
+    for kind in torch.return_types.all_return_types}
+
 SCHEDULER_ATTRIBUTES = frozenset("step get_last_lr last_epoch base_lrs optimizer".split())
 CTX_ATTRIBUTES = frozenset("""
 save_for_backward saved_tensors needs_input_grad mark_dirty mark_non_differentiable

@@ -49,12 +49,15 @@ def get_attribute(obj: object, name: str, line: int | None) -> object:
         if name in obj.members:
             return obj.members[name]
         raise Disallowed(f"{obj.path}.{name} is not available here", line=line,
-                         hint_key="hint.disallowed_name")
+                         hint_key=al.REFUSAL_HINTS.get(name, "hint.disallowed_name"))
     if isinstance(obj, type) and issubclass(obj, torch.autograd.Function):
         if name == "apply" and obj is not torch.autograd.Function:
             return obj.apply
     elif isinstance(obj, torch.autograd.function.FunctionCtx) and name in vars(obj):
         return getattr(obj, name)  # an attribute the program itself set on ctx
+    elif type(obj) in al.RETURN_TYPE_FIELDS:
+        if name in al.RETURN_TYPE_FIELDS[type(obj)]:
+            return getattr(obj, name)
     elif isinstance(obj, torch.optim.Optimizer) and name == "step" and "step" in vars(obj):
         return types.MethodType(_scheduled_step, obj)
     else:
