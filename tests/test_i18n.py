@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -29,6 +30,11 @@ def test_every_error_hint_the_app_names_exists() -> None:
     keys = set(_load("en"))
     for name in ("no_grad_fn", "backward_twice", "too_large", "import", "busy", "request_invalid"):
         assert f"hint.{name}" in keys
+    # and every "hint.x" written anywhere in the app's code
+    quoted = re.compile(r"[\"'](hint\.[a-z_]+)[\"']")
+    named = {match for path in (I18N.parent.parent / "app").rglob("*.py")
+             for match in quoted.findall(path.read_text(encoding="utf-8"))}
+    assert len(named) > 20 and named <= keys, named - keys
 
 
 @pytest.mark.parametrize(

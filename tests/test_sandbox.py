@@ -270,3 +270,16 @@ def test_a_seed_is_refused_with_a_hint_that_runs_are_seeded_already() -> None:
     with pytest.raises(Disallowed) as caught:
         run_program("import torch\ntorch.manual_seed(42)\n", limits=LIMITS)
     assert caught.value.hint_key == "hint.seed" and caught.value.line == 2
+
+
+@pytest.mark.parametrize(("program", "words", "hint"), [
+    ("a = torch.ones(2, requires_grad=True)\nb = a.sigmoid()\nb.mul_(2)\nb.sum().backward()\n",
+     "modified by an inplace operation", "hint.inplace_modified"),
+    ("a = torch.ones(2, requires_grad=True)\nb = a * 2\nb.requires_grad_(False)\n",
+     "only change requires_grad flags of leaf variables", "hint.requires_grad_nonleaf"),
+])
+def test_classic_autograd_errors_keep_torchs_words_and_get_a_hint(program: str, words: str,
+                                                                  hint: str) -> None:
+    with pytest.raises(ProgramError) as caught:
+        run_program("import torch\n" + program, limits=LIMITS)
+    assert words in caught.value.message and caught.value.hint_key == hint

@@ -12,6 +12,8 @@ _HINTS: tuple[tuple[str, str], ...] = (
     ("Can't call numpy() on Tensor that requires grad", "hint.numpy_requires_grad"),
     ("a leaf Variable that requires grad is being used in an in-place operation",
      "hint.inplace_leaf"),
+    ("modified by an inplace operation", "hint.inplace_modified"),
+    ("you can only change requires_grad flags of leaf variables", "hint.requires_grad_nonleaf"),
     ("out of memory", "hint.too_large"),
     ("must match the size", "hint.shape_mismatch"),
     ("cannot be multiplied", "hint.shape_mismatch"),
