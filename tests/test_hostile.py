@@ -164,7 +164,8 @@ ESCAPES = [
          "    def forward(cls, ctx, x):\n        return x", line=3),
     case("dunder-method", "class A(torch.autograd.Function):\n    @staticmethod\n"
          "    def __init_subclass__(ctx):\n        pass"),
-    case("decorated-function", "@torch.no_grad()\ndef f():\n    pass"),
+    case("decorated-function", "@torch.autocast('cpu')\ndef f():\n    pass"),  # grad modes only
+    case("jit-decorator", "@torch.jit.script\ndef f(x):\n    return x"),
     case("staticmethod-outside-class", "@staticmethod\ndef f():\n    pass"),
     case("function-apply", "a = torch.autograd.Function.apply"),
     case("function-call", "f = torch.autograd.Function()"),

@@ -283,3 +283,31 @@ def test_classic_autograd_errors_keep_torchs_words_and_get_a_hint(program: str, 
     with pytest.raises(ProgramError) as caught:
         run_program("import torch\n" + program, limits=LIMITS)
     assert words in caught.value.message and caught.value.hint_key == hint
+
+
+def test_a_grad_mode_decorates_a_function_as_in_torch() -> None:
+    program = ("import torch\n"
+               "@torch.no_grad()\n"
+               "def update(w, g):\n"
+               "    w -= 0.1 * g\n"
+               "    return (w * 2).requires_grad\n"
+               "@torch.enable_grad()\n"
+               "def tracked(x):\n"
+               "    return (x * 2).requires_grad\n"
+               "w = torch.ones(2, requires_grad=True)\n"
+               "(w * w).sum().backward()\n"
+               "print(update(w, w.grad), torch.is_grad_enabled(), w)\n"
+               "with torch.no_grad():\n"
+               "    print(tracked(w), (w * 2).requires_grad)\n")
+    plain = io.StringIO()
+    with contextlib.redirect_stdout(plain):
+        exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
+    assert run_program(program, limits=LIMITS).stdout == plain.getvalue()
+
+
+@pytest.mark.parametrize("decorator", ["print", "torch.autocast('cpu')", "staticmethod"])
+def test_a_decorator_other_than_a_grad_mode_is_refused_at_its_line(decorator: str) -> None:
+    with pytest.raises(Disallowed) as caught:
+        run_program(f"import torch\nx = 1\n@{decorator}\ndef f():\n    return 1\n",
+                    limits=LIMITS)
+    assert caught.value.line == 3  # staticmethod is a name the lab does not know at all

@@ -164,11 +164,10 @@ NDARRAY_ATTRIBUTES = frozenset("shape dtype ndim size tolist item sum mean min m
 # Tensor attributes a program may assign (`a.grad = None`, `w.requires_grad = True`).
 TENSOR_SETTABLE = frozenset("grad requires_grad data".split())
 
-# Context managers a `with` statement may enter.
-CONTEXT_MANAGERS: tuple[type, ...] = (
-    torch.no_grad, torch.enable_grad, torch.set_grad_enabled, torch.inference_mode,
-    torch.autocast,
-)
+# Context managers a `with` statement may enter; the grad modes may also decorate a `def`.
+GRAD_MODES: tuple[type, ...] = (
+    torch.no_grad, torch.enable_grad, torch.set_grad_enabled, torch.inference_mode)
+CONTEXT_MANAGERS: tuple[type, ...] = (*GRAD_MODES, torch.autocast)
 
 # Types `isinstance` may be asked about.
 ISINSTANCE_TYPES: tuple[type, ...] = (

@@ -8,6 +8,7 @@ under the same limits.
 from __future__ import annotations
 
 import ast
+from contextlib import AbstractContextManager, ExitStack, nullcontext
 from typing import TYPE_CHECKING, Any
 
 import torch
@@ -30,6 +31,7 @@ class UserFunction:
         self.args = args
         self.body = body
         self.scope = scope
+        self.modes: list[Any] = []  # grad modes that decorate it, outermost first
         self.defaults = [machine.evaluate(d, scope) for d in args.defaults]
         self.kw_defaults = {a.arg: machine.evaluate(d, scope)
                             for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
@@ -53,7 +55,7 @@ class UserFunction:
         caller_line = machine.line
         machine.depth += 1
         try:
-            with machine.guarded():  # also when torch or the descent lab calls it, after the run
+            with machine.guarded(), _entered(self.modes):  # guarded: also when torch calls it
                 if isinstance(self.body, ast.expr):  # a lambda: its errors are its own line's
                     machine.line = self.body.lineno
                     return machine.evaluate(self.body, local)
@@ -100,6 +102,16 @@ class UserFunction:
                     raise TypeError(f"{self.__name__}() missing required argument: '{name}'")
                 bound[name] = defaults[name]
         return bound
+
+
+def _entered(modes: list[Any]) -> AbstractContextManager[object]:
+    """A fresh copy of each grad mode, entered outermost first, as torch's decorators do."""
+    if not modes:
+        return nullcontext()
+    stack = ExitStack()
+    for mode in modes:
+        stack.enter_context(mode.clone())
+    return stack
 
 
 class Functions:
