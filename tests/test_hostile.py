@@ -124,11 +124,13 @@ ESCAPES = [
     case("quit", "quit()"),
     case("except-base-exception", "try:\n    1 / 0\nexcept BaseException:\n    pass", line=3),
     case("bytes-literal", "b = b'\\x00'"),
-    # Format strings: str.format and % walk attributes; f-strings are evaluated by us.
+    # Format strings: str.format walks attributes ({0.__class__}); f-strings are evaluated by
+    # us; % only looks keys up in a mapping, and its widths are bounded (test_sandbox), but a
+    # '*' width comes from the values, unchecked.
     case("format-attribute", "s = '{0.__class__}'.format(torch.ones(1))"),
     case("format-method", "s = '{}'.format(1)"),
-    case("percent-format", "s = '%s' % torch.ones(1)"),
-    case("percent-format-dict", "s = '%(a)s' % {'a': 1}"),
+    case("percent-star-width", "s = '%*d' % (10**9, 1)"),
+    case("percent-star-precision", "s = '%.*f' % (10**9, 1.0)"),
     case("fstring-dunder", "s = f'{().__class__}'"),
     case("fstring-conversion", "s = f'{().__class__!r}'"),
     case("fstring-nested-spec", "s = f'{1:{().__class__}}'"),

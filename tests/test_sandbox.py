@@ -311,3 +311,32 @@ def test_a_decorator_other_than_a_grad_mode_is_refused_at_its_line(decorator: st
         run_program(f"import torch\nx = 1\n@{decorator}\ndef f():\n    return 1\n",
                     limits=LIMITS)
     assert caught.value.line == 3  # staticmethod is a name the lab does not know at all
+
+
+def test_percent_formatting_writes_what_python_writes() -> None:
+    program = ("import torch\nx = torch.tensor([1.5, 2.25])\nloss = torch.tensor(0.123456)\n"
+               "print('loss: %.3f' % loss.item())\n"
+               "print('%d/%d done, %5.1f%%' % (3, 10, 30.0))\n"
+               "print('%(name)s' % {'name': 'x'}, '%s = %r' % ('x', x))\n"
+               "s = 'step %03d' % 7\ns %= ()\nprint(s)\n")
+    plain = io.StringIO()
+    with contextlib.redirect_stdout(plain):
+        exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
+    assert run_program(program, limits=LIMITS).stdout == plain.getvalue()
+
+
+@pytest.mark.parametrize(("program", "error"), [
+    ("s = '%*d' % (5, 1)", Disallowed),  # a width taken from the values, unchecked
+    ("s = '%100000d' % 1", TooLarge),
+    ("s = '%.100000f' % 1.0", TooLarge),
+    ("s = ('%1000s' * 200) % tuple(range(200))", TooLarge),  # 200,000 characters at once
+])
+def test_percent_formatting_is_bounded_like_an_f_string(program: str, error: type) -> None:
+    with pytest.raises(error):
+        run_program(program, limits=LIMITS)
+
+
+def test_str_format_is_refused_with_a_hint_to_use_an_f_string() -> None:
+    with pytest.raises(Disallowed) as caught:
+        run_program("s = '{}'.format(1)", limits=LIMITS)
+    assert caught.value.hint_key == "hint.use_fstring"

@@ -135,7 +135,7 @@ load_state_dict register_forward_hook register_full_backward_hook append extend
 OPTIMIZER_ATTRIBUTES = frozenset(
     "step zero_grad param_groups state add_param_group defaults".split())
 # Names refused with a hint of their own rather than the general one.
-REFUSAL_HINTS = {"manual_seed": "hint.seed", "seed": "hint.seed"}
+REFUSAL_HINTS = {"manual_seed": "hint.seed", "seed": "hint.seed", "format": "hint.use_fstring"}
 
 # What torch.max(x, dim=...), sort, topk and the like return: named tuples, whose fields (all
 # tensors) a program reads by name, m.values and m.indices, as well as by unpacking.

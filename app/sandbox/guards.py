@@ -67,7 +67,7 @@ def get_attribute(obj: object, name: str, line: int | None) -> object:
                     return getattr(obj, name)
                 break
     raise Disallowed(f"'{type(obj).__name__}' attribute '{name}' is not available here",
-                     line=line, hint_key="hint.disallowed_name")
+                     line=line, hint_key=al.REFUSAL_HINTS.get(name, "hint.disallowed_name"))
 
 
 def _scheduled_step(optimizer: torch.optim.Optimizer, *args: object, **kwargs: object) -> object:

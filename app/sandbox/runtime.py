@@ -188,9 +188,10 @@ class Runtime:
         guards.check_operand(b, self.line)
         if isinstance(a, int) and isinstance(b, int):
             sizes.check_int_op(symbol, a, b, self.limits, self.line)
-        elif symbol == "%" and isinstance(a, str):
-            raise Disallowed("'%' string formatting is not allowed; use an f-string",
-                             line=self.line, hint_key="hint.disallowed_syntax")
+        elif symbol == "%" and isinstance(a, str):  # "loss %.3f" % loss.item()
+            sizes.check_percent_format(a, b, self.limits, self.line)
+            with AppReads():  # a tensor's text, as print writes it
+                return self.track(a % b, symbol, (a, b))
         elif inplace and isinstance(a, (list, dict)) and not isinstance(b, SIZED):
             b = self.materialize(b)  # list += and dict |= take any iterable, consumed in C
         sizes.check_sequence_op(symbol, a, b, self.limits, self.line)

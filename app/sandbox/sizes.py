@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 import numpy
 import torch
 
-from app.errors import TooLarge
+from app.errors import Disallowed, TooLarge
 from app.sandbox.limits import Limits
 
 # --- Python values -----------------------------------------------------------------------------
@@ -68,6 +68,23 @@ def check_format_spec(spec: str, limits: Limits, line: int | None) -> None:
         if len(number) > 6 or int(number) > 1000:
             raise TooLarge(f"format width {number} is over 1000", line=line,
                            hint_key="hint.sequence_too_large")
+
+
+# A printf-style conversion: %, an optional (key), flags, width, .precision, length, type.
+_PERCENT = re.compile(r"%(?:\([^)]*\))?[-#0 +]*(\*|\d*)(?:\.(\*|\d*))?[hlL]?.", re.DOTALL)
+
+
+def check_percent_format(text: str, values: object, limits: Limits, line: int | None) -> None:
+    """text % values makes the whole string at once, in C: bound each width and precision (as
+    an f-string's), refuse '*' (a width taken from the values), and bound the total."""
+    total = len(text) + text_size(values, limits.sequence_len)
+    for width, precision in _PERCENT.findall(text):
+        if "*" in (width, precision):
+            raise Disallowed("a '*' width or precision is not allowed in % formatting; write "
+                             "the number", line=line, hint_key="hint.disallowed_syntax")
+        check_format_spec(f"{width}.{precision}", limits, line)
+        total += int(width or 0) + int(precision or 0)
+    check_sequence(total, limits, line)
 
 
 # What repr writes out item by item, besides dicts: sequences, sets and a dict's views.
