@@ -277,6 +277,9 @@ def test_a_seed_is_refused_with_a_hint_that_runs_are_seeded_already() -> None:
      "modified by an inplace operation", "hint.inplace_modified"),
     ("a = torch.ones(2, requires_grad=True)\nb = a * 2\nb.requires_grad_(False)\n",
      "only change requires_grad flags of leaf variables", "hint.requires_grad_nonleaf"),
+    ("x = torch.tensor([1, 2, 3], requires_grad=True)\n",
+     "Only Tensors of floating point and complex dtype can require gradients",
+     "hint.int_requires_grad"),
 ])
 def test_classic_autograd_errors_keep_torchs_words_and_get_a_hint(program: str, words: str,
                                                                   hint: str) -> None:

@@ -14,6 +14,8 @@ _HINTS: tuple[tuple[str, str], ...] = (
      "hint.inplace_leaf"),
     ("modified by an inplace operation", "hint.inplace_modified"),
     ("you can only change requires_grad flags of leaf variables", "hint.requires_grad_nonleaf"),
+    ("Only Tensors of floating point and complex dtype can require gradients",
+     "hint.int_requires_grad"),
     ("out of memory", "hint.too_large"),
     ("must match the size", "hint.shape_mismatch"),
     ("cannot be multiplied", "hint.shape_mismatch"),
