@@ -473,6 +473,12 @@ EXHAUSTION = [
     case("list-of-range", "x = list(range(10**9))", "too_large"),
     case("sorted-range", "x = sorted(range(10**9))", "too_large"),
     case("max-range", "x = max(range(10**15))", "too_large"),
+    case("join-big", "s = ('a' * 1000).join(['x'] * 1000)", "too_large"),
+    case("join-range", "s = ','.join(range(10**9))", "too_large"),  # walked before C sees it
+    case("replace-grows", "s = ('a' * 100000).replace('a', 'aa')", "too_large"),
+    case("replace-empty", "s = ('a' * 1000).replace('', 'b' * 1000)", "too_large"),
+    case("join-as-key", "s = sorted(['x' * 1000], key=('a' * 1000).join)", "too_large"),
+    case("join-as-max-key", "m = max(['a' * 1000], key=('b' * 1000).join)", "too_large"),
     case("format-width", "s = f'{1:999999999}'", "too_large"),
     case("format-nested-width", "w = 10**9\ns = f'{1:{w}}'", "too_large", 2),
     case("format-precision", "s = f'{1.0:.1000000f}'", "too_large"),

@@ -343,3 +343,13 @@ def test_str_format_is_refused_with_a_hint_to_use_an_f_string() -> None:
     with pytest.raises(Disallowed) as caught:
         run_program("s = '{}'.format(1)", limits=LIMITS)
     assert caught.value.hint_key == "hint.use_fstring"
+
+
+def test_string_join_and_replace_give_what_python_gives() -> None:
+    program = ("names = ['w', 'b']\nprint('-'.join(names), ', '.join(str(i) for i in range(3)))\n"
+               "print('Loss'.replace('L', 'l'), 'a.b.c'.replace('.', '::', 1), 'ab'.count('a'))\n"
+               "print(sorted(['bb', 'a', 'ccc'], key=len), max(['bb', 'a'], key=len))\n")
+    plain = io.StringIO()
+    with contextlib.redirect_stdout(plain):
+        exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
+    assert run_program(program, limits=LIMITS).stdout == plain.getvalue()

@@ -157,7 +157,10 @@ LIST_ATTRIBUTES = frozenset(
     "append extend pop insert remove index count reverse clear copy".split())
 TUPLE_ATTRIBUTES = frozenset("index count".split())
 DICT_ATTRIBUTES = frozenset("keys values items get pop update copy clear setdefault".split())
-STR_ATTRIBUTES = frozenset("upper lower strip lstrip rstrip split startswith endswith".split())
+STR_ATTRIBUTES = frozenset("""
+upper lower strip lstrip rstrip split startswith endswith join replace count find title capitalize
+isdigit isalpha
+""".split())
 FLOAT_ATTRIBUTES = frozenset("is_integer".split())
 NDARRAY_ATTRIBUTES = frozenset("shape dtype ndim size tolist item sum mean min max".split())
 

@@ -168,6 +168,8 @@ class Runtime:
         if isinstance(owner, (list, dict)) and name in ("extend", "update"):
             # They would consume any iterable in C, unticked: zip(range(10**9), ...).
             args = [a if isinstance(a, SIZED) else self.materialize(a) for a in args]
+        elif isinstance(owner, str) and name in ("join", "replace") and args:
+            args = self._sized_text(owner, name, args)
         elif isinstance(owner, numpy.ndarray) and name == "tolist":
             sizes.check_sequence(owner.size, self.limits, self.line)  # torch's own is measured
         if self.recorder is not None and self.recorder.intercepts(fn):
@@ -178,6 +180,23 @@ class Runtime:
             sizes.check_sequence(len(owner), self.limits, self.line)
         inputs = (owner, *args) if isinstance(owner, torch.Tensor) else tuple(args)
         return self.track(result, name, inputs)
+
+    def _sized_text(self, text: str, name: str, args: list[Any]) -> list[Any]:
+        """Bound what sep.join(items) and text.replace(old, new) would build in C."""
+        if name == "join":  # it consumes any iterable: walked here, as extend's
+            items = args[0] if isinstance(args[0], (list, tuple)) else self.materialize(args[0])
+            size = len(text) * max(len(items) - 1, 0) + sum(
+                len(item) for item in items if isinstance(item, str))
+            sizes.check_sequence(size, self.limits, self.line)
+            return [items, *args[1:]]
+        old, new = args[0], args[1] if len(args) > 1 else ""
+        if isinstance(old, str) and isinstance(new, str) and len(new) > len(old):
+            found = text.count(old) if old else len(text) + 1  # "" matches between every two
+            if len(args) > 2 and isinstance(args[2], int) and args[2] >= 0:
+                found = min(found, args[2])
+            sizes.check_sequence(len(text) + found * (len(new) - len(old)), self.limits,
+                                 self.line)
+        return args
 
     def _is_allowed(self, fn: object) -> bool:
         return id(fn) in self._allowed_ids or self.functions.is_user_function(fn)
