@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import io
+import warnings
 
 import pytest
 import torch
@@ -353,3 +354,20 @@ def test_string_join_and_replace_give_what_python_gives() -> None:
     with contextlib.redirect_stdout(plain):
         exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
     assert run_program(program, limits=LIMITS).stdout == plain.getvalue()
+
+
+def test_detect_anomaly_names_the_backward_step_that_made_a_nan_and_ends_with_the_run() -> None:
+    program = ("import torch\nx = torch.tensor([0.0, 1.0], requires_grad=True)\n"
+               "with torch.autograd.detect_anomaly():\n"
+               "    y = torch.sqrt(x) * 0\n"
+               "    z = (y / y).sum()\n"
+               "    z.backward()\n")
+    with warnings.catch_warnings():  # torch warns with the forward trace of the op
+        warnings.simplefilter("ignore")
+        with pytest.raises(ProgramError) as caught:
+            run_program(program, limits=LIMITS)
+    assert "Function 'DivBackward0' returned nan values" in caught.value.message
+    assert (caught.value.line, caught.value.hint_key) == (6, "hint.anomaly_nan")
+    assert not torch.is_anomaly_enabled()
+    with pytest.raises(Disallowed):  # the switch that would outlive the run stays refused
+        run_program("import torch\ntorch.autograd.set_detect_anomaly(True)\n", limits=LIMITS)

@@ -117,7 +117,7 @@ StepLR MultiStepLR ExponentialLR CosineAnnealingLR CosineAnnealingWarmRestarts R
 OneCycleLR LinearLR ConstantLR LambdaLR MultiplicativeLR SequentialLR CyclicLR PolynomialLR
 """.split())
 
-AUTOGRAD = frozenset("grad backward gradcheck gradgradcheck Function".split())
+AUTOGRAD = frozenset("grad backward gradcheck gradgradcheck Function detect_anomaly".split())
 AUTOGRAD_FUNCTIONAL = frozenset("jacobian hessian vjp jvp".split())
 
 MATH = frozenset("""
@@ -170,7 +170,9 @@ TENSOR_SETTABLE = frozenset("grad requires_grad data".split())
 # Context managers a `with` statement may enter; the grad modes may also decorate a `def`.
 GRAD_MODES: tuple[type, ...] = (
     torch.no_grad, torch.enable_grad, torch.set_grad_enabled, torch.inference_mode)
-CONTEXT_MANAGERS: tuple[type, ...] = (*GRAD_MODES, torch.autocast)
+# detect_anomaly only as a `with`: its mode is global, and run_program turns it off after every
+# run, as it restores grad mode (torch.autograd.set_detect_anomaly stays refused).
+CONTEXT_MANAGERS: tuple[type, ...] = (*GRAD_MODES, torch.autocast, torch.autograd.detect_anomaly)
 
 # Types `isinstance` may be asked about.
 ISINSTANCE_TYPES: tuple[type, ...] = (

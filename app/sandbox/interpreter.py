@@ -52,8 +52,9 @@ def run_program(code: str, *, limits: Limits, device: torch.device | None = None
                 seed: int = 0, recorder: Recorder | None = None) -> Execution:
     """Run code under limits; raise an AppError (with the learner's line) if it fails.
 
-    .. note:: The random generator is seeded (``seed``) and grad mode restored around every run,
-       so the same program gives the same numbers, whichever program ran before it in the worker.
+    .. note:: The random generator is seeded (``seed``), and grad mode and anomaly mode restored
+       around every run, so the same program gives the same numbers, whichever program ran
+       before it in the worker.
     """
     tree = parse(code, limits)
     machine = Machine(limits, recorder)
@@ -68,6 +69,8 @@ def run_program(code: str, *, limits: Limits, device: torch.device | None = None
         raise error from None
     finally:
         torch.set_grad_enabled(grad_enabled)
+        if torch.is_anomaly_enabled():  # a `with torch.autograd.detect_anomaly()` cut short
+            torch.set_anomaly_enabled(False)
     return _execution(machine)
 
 
