@@ -371,3 +371,17 @@ def test_detect_anomaly_names_the_backward_step_that_made_a_nan_and_ends_with_th
     assert not torch.is_anomaly_enabled()
     with pytest.raises(Disallowed):  # the switch that would outlive the run stays refused
         run_program("import torch\ntorch.autograd.set_detect_anomaly(True)\n", limits=LIMITS)
+
+
+def test_torch_linalg_gives_what_torch_gives() -> None:
+    program = ("import torch\nX = torch.tensor([[1.0, 1.0], [1.0, 2.0], [1.0, 3.0]])\n"
+               "y = torch.tensor([[1.0], [2.0], [2.5]])\n"
+               "print(torch.linalg.solve(X.T @ X, X.T @ y), torch.linalg.norm(y))\n"
+               "r = torch.linalg.svd(X, full_matrices=False)\n"
+               "print(r.S, torch.linalg.det(X.T @ X))\n"
+               "w = torch.ones(2, requires_grad=True)\n"
+               "torch.linalg.vector_norm(X @ w).backward()\nprint(w.grad)\n")
+    plain = io.StringIO()
+    with contextlib.redirect_stdout(plain):
+        exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
+    assert run_program(program, limits=LIMITS).stdout == plain.getvalue()

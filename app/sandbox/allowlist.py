@@ -80,7 +80,7 @@ matmul rmatmul mm bmm mv outer inner addmm einsum tensordot kron cdist cross lin
 cat concat stack hstack vstack dstack meshgrid cartesian_prod combinations block_diag
 broadcast_to broadcast_tensors repeat_interleave tile diag diag_embed index_select embedding
 expand expand_as repeat new_zeros new_ones new_full new_empty one_hot pad histc multinomial
-bincount
+bincount linalg_svd linalg_qr linalg_pinv linalg_multi_dot linalg_matmul
 """.split())
 
 # The calls among them that make a tensor from sizes alone; measured with device="meta".
@@ -115,6 +115,12 @@ OPTIMIZERS = frozenset("SGD Adam AdamW RMSprop Adagrad Adadelta Adamax NAdam RAd
 LR_SCHEDULERS = frozenset("""
 StepLR MultiStepLR ExponentialLR CosineAnnealingLR CosineAnnealingWarmRestarts ReduceLROnPlateau
 OneCycleLR LinearLR ConstantLR LambdaLR MultiplicativeLR SequentialLR CyclicLR PolynomialLR
+""".split())
+
+# torch.linalg: the closed-form answers a lesson compares gradient descent with, and norms.
+LINALG = frozenset("""
+norm vector_norm matrix_norm det slogdet inv solve lstsq eig eigh eigvals eigvalsh svd svdvals qr
+cholesky pinv matrix_rank cross matmul multi_dot matrix_power
 """.split())
 
 AUTOGRAD = frozenset("grad backward gradcheck gradgradcheck Function detect_anomaly".split())
@@ -215,7 +221,8 @@ def build_namespaces() -> dict[str, Namespace]:
         "functional": Namespace("torch.autograd.functional",
                                 _pick(torch.autograd.functional, AUTOGRAD_FUNCTIONAL))})
     torch_ns = Namespace("torch", _pick(torch, TORCH_FUNCTIONS) | {
-        "nn": nn_ns, "optim": optim_ns, "autograd": autograd_ns})
+        "nn": nn_ns, "optim": optim_ns, "autograd": autograd_ns,
+        "linalg": Namespace("torch.linalg", _pick(torch.linalg, LINALG))})
     math_ns = Namespace("math", _pick(math, MATH))
     return {"torch": torch_ns, "torch.nn": nn_ns, "torch.nn.functional": functional,
               "torch.optim": optim_ns, "torch.optim.lr_scheduler": sched,
