@@ -278,6 +278,7 @@ def test_a_seed_is_refused_with_a_hint_that_runs_are_seeded_already() -> None:
      "modified by an inplace operation", "hint.inplace_modified"),
     ("a = torch.ones(2, requires_grad=True)\nb = a * 2\nb.requires_grad_(False)\n",
      "only change requires_grad flags of leaf variables", "hint.requires_grad_nonleaf"),
+    ("x = torch.ones(2)\ny = x.item()\n", "cannot be converted to Scalar", "hint.item_many"),
     ("x = torch.tensor([1, 2, 3], requires_grad=True)\n",
      "Only Tensors of floating point and complex dtype can require gradients",
      "hint.int_requires_grad"),
@@ -385,3 +386,22 @@ def test_torch_linalg_gives_what_torch_gives() -> None:
     with contextlib.redirect_stdout(plain):
         exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
     assert run_program(program, limits=LIMITS).stdout == plain.getvalue()
+
+
+def test_imports_of_autograd_functional_and_linalg_and_a_leaf_through_its_node() -> None:
+    program = ("import torch\nfrom torch.autograd.functional import jacobian, hessian\n"
+               "from torch.linalg import norm\nimport torch.linalg as la\n"
+               "print(jacobian(lambda x: x ** 2, torch.tensor([1.0, 2.0])))\n"
+               "print(hessian(lambda x: (x ** 3).sum(), torch.tensor([1.0, 2.0])))\n"
+               "a = torch.tensor(2.0, requires_grad=True)\nb = a * 3\n"
+               "print(norm(torch.ones(4)), la.det(torch.eye(2)), "
+               "b.grad_fn.next_functions[0][0].variable is a)\n")
+    plain = io.StringIO()
+    with contextlib.redirect_stdout(plain):
+        exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
+    assert run_program(program, limits=LIMITS).stdout == plain.getvalue()
+
+
+def test_a_grad_mode_without_its_brackets_is_refused_with_the_fix() -> None:
+    with pytest.raises(Disallowed, match=r"with torch.no_grad\(\):"):
+        run_program("import torch\nwith torch.no_grad:\n    x = 1\n", limits=LIMITS)

@@ -154,7 +154,9 @@ CTX_ATTRIBUTES = frozenset("""
 save_for_backward saved_tensors needs_input_grad mark_dirty mark_non_differentiable
 set_materialize_grads
 """.split())
-NODE_ATTRIBUTES = frozenset("name next_functions metadata register_hook register_prehook".split())
+# variable: AccumulateGrad's leaf, as tutorials show it (b.grad_fn.next_functions[0][0].variable).
+NODE_ATTRIBUTES = frozenset(
+    "name next_functions metadata register_hook register_prehook variable".split())
 HANDLE_ATTRIBUTES = frozenset(["remove"])
 SIZE_ATTRIBUTES = frozenset("numel index count".split())
 DTYPE_ATTRIBUTES = frozenset("is_floating_point is_complex is_signed itemsize".split())
@@ -217,14 +219,16 @@ def build_namespaces() -> dict[str, Namespace]:
                       | {"functional": functional, "init": init, "utils": utils})
     sched = Namespace("torch.optim.lr_scheduler", _pick(lr_scheduler, LR_SCHEDULERS))
     optim_ns = Namespace("torch.optim", _pick(optim, OPTIMIZERS) | {"lr_scheduler": sched})
-    autograd_ns = Namespace("torch.autograd", _pick(torch.autograd, AUTOGRAD) | {
-        "functional": Namespace("torch.autograd.functional",
-                                _pick(torch.autograd.functional, AUTOGRAD_FUNCTIONAL))})
+    autograd_functional = Namespace("torch.autograd.functional",
+                                    _pick(torch.autograd.functional, AUTOGRAD_FUNCTIONAL))
+    autograd_ns = Namespace("torch.autograd", _pick(torch.autograd, AUTOGRAD)
+                            | {"functional": autograd_functional})
+    linalg = Namespace("torch.linalg", _pick(torch.linalg, LINALG))
     torch_ns = Namespace("torch", _pick(torch, TORCH_FUNCTIONS) | {
-        "nn": nn_ns, "optim": optim_ns, "autograd": autograd_ns,
-        "linalg": Namespace("torch.linalg", _pick(torch.linalg, LINALG))})
+        "nn": nn_ns, "optim": optim_ns, "autograd": autograd_ns, "linalg": linalg})
     math_ns = Namespace("math", _pick(math, MATH))
     return {"torch": torch_ns, "torch.nn": nn_ns, "torch.nn.functional": functional,
               "torch.optim": optim_ns, "torch.optim.lr_scheduler": sched,
               "torch.autograd": autograd_ns, "torch.nn.init": init, "torch.nn.utils": utils,
+              "torch.autograd.functional": autograd_functional, "torch.linalg": linalg,
               "math": math_ns}

@@ -159,6 +159,10 @@ class Machine(Evaluator):
         with ExitStack() as stack:
             for item in node.items:
                 manager = self.evaluate(item.context_expr, scope)
+                if manager in al.CONTEXT_MANAGERS:  # with torch.no_grad:
+                    raise Disallowed(f"'{manager.__name__}' needs its brackets: "
+                                     f"with torch.{manager.__name__}():", line=self.line,
+                                     hint_key="hint.disallowed_syntax")
                 if not isinstance(manager, al.CONTEXT_MANAGERS):
                     raise Disallowed(f"'{type(manager).__name__}' cannot be used in 'with'",
                                      line=self.line, hint_key="hint.disallowed_syntax")
