@@ -40,6 +40,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         memory_mb=settings.worker_memory_mb,
         device=settings.device,
         long_jobs=settings.sandbox_long_jobs,
+        standby=settings.sandbox_standby,
         warm_up=("app.jobs:warm_up", {"device": settings.device, "limits": settings.limits()}),
     )
     pool.start()

@@ -57,6 +57,12 @@ class Settings(BaseSettings):
         description="Programs past 5 ms of CPU that may run on at once, at low priority, "
                     "in extra sandbox processes, so quick programs keep the workers.",
     )
+    sandbox_standby: int = Field(
+        default=16,
+        ge=0,
+        description="Warm sandbox processes kept aside to take a long program's place at once, "
+                    "without a fork (CPU only).",
+    )
     device: Literal["auto", "cpu", "cuda"] = Field(
         default="auto",
         description="Where tensors live: auto (CUDA when available, else CPU), cpu or cuda.",
