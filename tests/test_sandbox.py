@@ -405,3 +405,14 @@ def test_imports_of_autograd_functional_and_linalg_and_a_leaf_through_its_node()
 def test_a_grad_mode_without_its_brackets_is_refused_with_the_fix() -> None:
     with pytest.raises(Disallowed, match=r"with torch.no_grad\(\):"):
         run_program("import torch\nwith torch.no_grad:\n    x = 1\n", limits=LIMITS)
+
+
+def test_a_lone_underscore_is_a_variable_like_any_other() -> None:
+    program = ("import torch\nimport torch.nn as nn\n"
+               "layers = nn.ModuleList([nn.Linear(3, 3) for _ in range(3)])\n"
+               "values, _ = torch.tensor([1.0, 5.0]).max(dim=0)\n"
+               "for _ in range(2):\n    pass\nprint(len(layers), values, _)\n")
+    assert run_program(program, limits=LIMITS).stdout == "3 tensor(5.) 1\n"
+    for refused in ("x = torch._C", "x = torch.ones(1)._", "_x = 1", "x = ().__class__"):
+        with pytest.raises(Disallowed):
+            run_program("import torch\n" + refused, limits=LIMITS)

@@ -36,8 +36,12 @@ _BOUND_METHODS = (types.MethodType, types.BuiltinMethodType, types.MethodWrapper
 
 
 def check_name(name: str, line: int | None) -> None:
-    """Refuse private and dunder names, the start of nearly every Python sandbox escape."""
-    if name.startswith("_"):
+    """Refuse private and dunder names, the start of nearly every Python sandbox escape.
+
+    A lone `_` is Python's name for a value thrown away (for _ in range(3)): as a variable it
+    reaches nothing, and as an attribute no allow-list holds it.
+    """
+    if name.startswith("_") and name != "_":
         raise Disallowed(f"names starting with '_' are not allowed: {name}", line=line,
                          hint_key="hint.private_name")
 
