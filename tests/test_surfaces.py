@@ -120,3 +120,12 @@ def test_resolve_needs_a_name_or_an_expression() -> None:
         resolve(None, None, None, Limits())
     assert math.isclose(float(resolve("booth", None, None, Limits())(
         torch.tensor(1.0), torch.tensor(3.0))), 0.0)
+
+
+@pytest.mark.parametrize("text", ["max(x, y)", "x if x > 0 else y"])
+def test_a_python_branch_on_x_explains_that_the_grid_runs_at_once(text: str) -> None:
+    fn = compile_expr(text, Limits())
+    with pytest.raises(ProgramError) as caught:
+        evaluate(fn, (-1, 1), (-1, 1), 5, max_numel=1000)
+    assert "data-dependent control flow" in caught.value.message
+    assert caught.value.hint_key == "hint.vmap_control_flow"

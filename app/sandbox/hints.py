@@ -16,8 +16,9 @@ _HINTS: tuple[tuple[str, str], ...] = (
     ("you can only change requires_grad flags of leaf variables", "hint.requires_grad_nonleaf"),
     ("Only Tensors of floating point and complex dtype can require gradients",
      "hint.int_requires_grad"),
-    ("returned nan values in its", "hint.anomaly_nan"),
-    ("cannot be converted to Scalar", "hint.item_many"),  # under detect_anomaly()
+    ("returned nan values in its", "hint.anomaly_nan"),  # under detect_anomaly()
+    ("cannot be converted to Scalar", "hint.item_many"),
+    ("data-dependent control flow", "hint.vmap_control_flow"),  # a surface's if or max()
     ("out of memory", "hint.too_large"),
     ("must match the size", "hint.shape_mismatch"),
     ("cannot be multiplied", "hint.shape_mismatch"),
