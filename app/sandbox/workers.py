@@ -165,9 +165,10 @@ class WorkerPool:
 
     @property
     def size(self) -> int:
-        """The number of workers alive now."""
+        """The number of workers alive now, the standby aside (they run no job; /healthz
+        reports this, and asks each worker it counts whether it is alive)."""
         with self._lock:
-            workers = list(self._workers)
+            workers = self._workers.difference(self._standby)
         return sum(worker.alive() for worker in workers)
 
     def start(self) -> None:
