@@ -1,6 +1,10 @@
-"""The one check for the error envelope, used by every error case of every endpoint."""
+"""The one check for the error envelope, used by every error case of every endpoint, and the
+plain-Python oracle that runner tests compare a program's output with."""
 
 from __future__ import annotations
+
+import contextlib
+import io
 
 import httpx
 
@@ -16,3 +20,11 @@ def assert_error(response: httpx.Response, status: int, type: str) -> dict[str, 
     assert isinstance(error["message"], str) and error["message"], error
     assert "line" in error and "hint" in error, error
     return error
+
+
+def plain_stdout(program: str) -> str:
+    """What the program prints in a plain Python session: the oracle, not the app."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(program, "<p>", "exec"), {})
+    return out.getvalue()

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import io
 import warnings
 
 import pytest
 import torch
+from helpers import plain_stdout
 
 from app.errors import AppError, Disallowed, ProgramError, Timeout, TooLarge
 from app.sandbox.interpreter import run_program
@@ -249,10 +248,7 @@ def test_a_training_loop_with_an_lr_scheduler_runs_as_in_torch(scheduler: str) -
                "    opt.step()\n"
                "    sched.step()\n"
                "print(w, sched.get_last_lr())\n")
-    plain = io.StringIO()
-    with contextlib.redirect_stdout(plain):
-        exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
-    assert run_program(program, limits=LIMITS).stdout == plain.getvalue()
+    assert run_program(program, limits=LIMITS).stdout == plain_stdout(program)
 
 
 def test_what_max_and_sort_return_is_read_by_field_name_as_in_torch() -> None:
@@ -304,10 +300,7 @@ def test_a_grad_mode_decorates_a_function_as_in_torch() -> None:
                "print(update(w, w.grad), torch.is_grad_enabled(), w)\n"
                "with torch.no_grad():\n"
                "    print(tracked(w), (w * 2).requires_grad)\n")
-    plain = io.StringIO()
-    with contextlib.redirect_stdout(plain):
-        exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
-    assert run_program(program, limits=LIMITS).stdout == plain.getvalue()
+    assert run_program(program, limits=LIMITS).stdout == plain_stdout(program)
 
 
 @pytest.mark.parametrize("decorator", ["print", "torch.autocast('cpu')", "staticmethod"])
@@ -324,10 +317,7 @@ def test_percent_formatting_writes_what_python_writes() -> None:
                "print('%d/%d done, %5.1f%%' % (3, 10, 30.0))\n"
                "print('%(name)s' % {'name': 'x'}, '%s = %r' % ('x', x))\n"
                "s = 'step %03d' % 7\ns %= ()\nprint(s)\n")
-    plain = io.StringIO()
-    with contextlib.redirect_stdout(plain):
-        exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
-    assert run_program(program, limits=LIMITS).stdout == plain.getvalue()
+    assert run_program(program, limits=LIMITS).stdout == plain_stdout(program)
 
 
 @pytest.mark.parametrize(("program", "error"), [
@@ -351,10 +341,7 @@ def test_string_join_and_replace_give_what_python_gives() -> None:
     program = ("names = ['w', 'b']\nprint('-'.join(names), ', '.join(str(i) for i in range(3)))\n"
                "print('Loss'.replace('L', 'l'), 'a.b.c'.replace('.', '::', 1), 'ab'.count('a'))\n"
                "print(sorted(['bb', 'a', 'ccc'], key=len), max(['bb', 'a'], key=len))\n")
-    plain = io.StringIO()
-    with contextlib.redirect_stdout(plain):
-        exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
-    assert run_program(program, limits=LIMITS).stdout == plain.getvalue()
+    assert run_program(program, limits=LIMITS).stdout == plain_stdout(program)
 
 
 def test_detect_anomaly_names_the_backward_step_that_made_a_nan_and_ends_with_the_run() -> None:
@@ -382,10 +369,7 @@ def test_torch_linalg_gives_what_torch_gives() -> None:
                "print(r.S, torch.linalg.det(X.T @ X))\n"
                "w = torch.ones(2, requires_grad=True)\n"
                "torch.linalg.vector_norm(X @ w).backward()\nprint(w.grad)\n")
-    plain = io.StringIO()
-    with contextlib.redirect_stdout(plain):
-        exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
-    assert run_program(program, limits=LIMITS).stdout == plain.getvalue()
+    assert run_program(program, limits=LIMITS).stdout == plain_stdout(program)
 
 
 def test_imports_of_autograd_functional_and_linalg_and_a_leaf_through_its_node() -> None:
@@ -396,10 +380,7 @@ def test_imports_of_autograd_functional_and_linalg_and_a_leaf_through_its_node()
                "a = torch.tensor(2.0, requires_grad=True)\nb = a * 3\n"
                "print(norm(torch.ones(4)), la.det(torch.eye(2)), "
                "b.grad_fn.next_functions[0][0].variable is a)\n")
-    plain = io.StringIO()
-    with contextlib.redirect_stdout(plain):
-        exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
-    assert run_program(program, limits=LIMITS).stdout == plain.getvalue()
+    assert run_program(program, limits=LIMITS).stdout == plain_stdout(program)
 
 
 def test_a_grad_mode_without_its_brackets_is_refused_with_the_fix() -> None:

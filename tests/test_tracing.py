@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import io
 import json
 import warnings
 
 import pytest
 import torch
+from helpers import plain_stdout
 
 from app.errors import ProgramError, TooLarge
 from app.graph import Graph, Node
@@ -289,13 +288,6 @@ def test_a_small_graph_sends_every_value() -> None:
     assert x.value == [float(i) for i in range(1000)]
 
 
-def _plain_stdout(program: str) -> str:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(program, "<p>", "exec"), {})  # the oracle, not the app
-    return out.getvalue()
-
-
 _SMALL_MEMORY = 64 << 20  # so a few dozen iterations of these loops reach it
 
 
@@ -308,7 +300,7 @@ def test_a_loop_that_makes_more_than_the_memory_limit_but_holds_little_runs() ->
                "    a = torch.tanh(a * 0.5 + 1)\n"
                "print(a[0, 0], a.shape)\n")
     g = run(program, tensor_memory_bytes=_SMALL_MEMORY)
-    assert g.stdout == _plain_stdout(program)
+    assert g.stdout == plain_stdout(program)
     assert g.variables["a"].line == 4  # a variable's record stays
 
 
@@ -327,7 +319,7 @@ def test_a_training_loop_past_the_memory_limit_in_all_runs_as_in_torch() -> None
                "    opt.step()\n"
                "print(loss)\n")
     g = run(program.replace("torch.manual_seed(0)\n", ""), tensor_memory_bytes=_SMALL_MEMORY)
-    assert g.stdout == _plain_stdout(program)  # the sandbox seeds every run with 0
+    assert g.stdout == plain_stdout(program)  # the sandbox seeds every run with 0
     assert g.backward and g.variables["loss"].grad_fn == "MeanBackward0"
 
 
@@ -340,7 +332,7 @@ def test_a_backward_loop_past_the_memory_limit_runs_and_traces_its_first_calls()
                "    y.sum().backward()\n"
                "print(w.grad[0, 0])\n")
     g = run(program, tensor_memory_bytes=_SMALL_MEMORY)
-    assert g.stdout == _plain_stdout(program)
+    assert g.stdout == plain_stdout(program)
     assert len(g.backward) == 20  # TRACED_CALLS
 
 
