@@ -159,7 +159,7 @@ class Machine(Evaluator):
         with ExitStack() as stack:
             for item in node.items:
                 manager = self.evaluate(item.context_expr, scope)
-                if manager in al.CONTEXT_MANAGERS:  # with torch.no_grad:
+                if isinstance(manager, type) and manager in al.CONTEXT_MANAGERS:  # no ()
                     raise Disallowed(f"'{manager.__name__}' needs its brackets: "
                                      f"with torch.{manager.__name__}():", line=self.line,
                                      hint_key="hint.disallowed_syntax")
