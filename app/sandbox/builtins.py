@@ -28,11 +28,18 @@ EXCEPTIONS: dict[str, type[BaseException]] = {
 }
 
 
+# The builtins that need no run of their own: made once, and shared by every run.
+PLAIN: dict[str, object] = {
+    "abs": abs, "round": round, "float": float, "int": int, "bool": bool, "len": len,
+    "range": range, "zip": zip, "enumerate": enumerate, "divmod": divmod, "None": None,
+    "True": True, "False": False,
+}
+
 _ADD = ast.Add()
 
 
 def builtins_for(machine: Runtime) -> dict[str, object]:
-    """The builtins, bound to one run's limits and step counter."""
+    """The builtins bound to one run's limits and step counter (the others are PLAIN)."""
     take = machine.materialize
 
     def list_(iterable: Any = ()) -> list[Any]:
@@ -100,10 +107,8 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
 
     wrapped: dict[Any, type] = {list_: list, tuple_: tuple, dict_: dict, set_: set, str_: str}
     return {
-        "abs": abs, "round": round, "float": float, "int": int, "bool": bool, "str": str_,
-        "repr": repr_, "len": len, "range": range, "zip": zip, "enumerate": enumerate,
-        "divmod": divmod, "None": None, "True": True, "False": False,
-        "list": list_, "tuple": tuple_, "set": set_, "dict": dict_, "sorted": sorted_,
-        "reversed": reversed_, "sum": sum_, "min": _extreme(min), "max": _extreme(max),
-        "any": any_, "all": all_, "isinstance": isinstance_, "print": machine.print,
+        "str": str_, "repr": repr_, "list": list_, "tuple": tuple_, "set": set_, "dict": dict_,
+        "sorted": sorted_, "reversed": reversed_, "sum": sum_, "min": _extreme(min),
+        "max": _extreme(max), "any": any_, "all": all_, "isinstance": isinstance_,
+        "print": machine.print,
     }
