@@ -279,7 +279,10 @@ ESCAPES = [
     case("ctx-shadow-saved", _CTX.format("ctx.saved_tensors = (x,)"), line=4),
     case("ctx-to-save", _CTX.format("ctx.to_save = (x,)"), line=4),
     # Syntax the lab leaves out.
-    case("raise", "raise ValueError('x')"),
+    # `raise` takes only the exception classes a program can name (and what it caught).
+    case("raise-non-exception", "raise torch.ones(1)"),
+    case("raise-class-not-allowed", "raise torch.nn.Linear"),
+    case("raise-from-non-exception", "raise ValueError('x') from torch.ones(1)"),
     case("global", "def f():\n    global torch\n    torch = 1\nf()", line=2),
     case("nonlocal", "def f():\n    x = 1\n    def g():\n        nonlocal x\n    g()\nf()",
          line=4),

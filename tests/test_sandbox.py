@@ -397,3 +397,72 @@ def test_a_lone_underscore_is_a_variable_like_any_other() -> None:
     for refused in ("x = torch._C", "x = torch.ones(1)._", "_x = 1", "x = ().__class__"):
         with pytest.raises(Disallowed):
             run_program("import torch\n" + refused, limits=LIMITS)
+
+
+# Python's semantics, where a program can see them: each program is checked against plain Python.
+_PYTHON_SEMANTICS = {
+    "chained-comparison-on-a-tensor": (
+        "import torch\nx = torch.tensor(-0.5)\nprint(0 < x < 1)\n"
+        "print('in' if 0 < x < 1 else 'out')\n"
+        "y = torch.tensor([0.5, 2.0])\ntry:\n    print(0 < y < 1)\n"
+        "except RuntimeError as e:\n    print('ambiguous:', e)\n"),
+    "or-and-return-the-last-operand-as-is": (
+        "import torch\nstate = None or torch.zeros(3)\n"
+        "print(state, True and torch.ones(2), 0 or [] or 'x', 1 and 0 and 2)\n"),
+    "print-takes-flush-and-none-for-sep-and-end": (
+        "print('a', 'b', sep=None, end=None, flush=True)\nprint(1, 2, sep='-', end='!\\n')\n"
+        "try:\n    print(1, sep=3)\nexcept TypeError as e:\n    print(e)\n"),
+    "generator-expressions-run-as-they-are-consumed": (
+        "import torch\ndef check(t):\n    print('check', t)\n    return t > 0\n"
+        "ts = [torch.tensor(1.0), torch.tensor(-1.0)]\n"
+        "g = (check(t) for t in ts)\nprint('made')\nfor v in g:\n    print(v)\nprint(list(g))\n"
+        "print(list((i, j) for i in range(4) for j in range(i) if (i + j) % 2))\n"
+        "print(sum(t * 2 for t in ts), sorted(-i for i in range(3)))\n"
+        "try:\n    h = (x for x in 5)\nexcept TypeError as e:\n    print(e)\n"),
+    "a-function-that-assigns-a-name-reads-its-own": (
+        "step = 0\ndef f():\n    step += 1\ntry:\n    f()\nexcept NameError as e:\n"
+        "    print(e)\n"
+        "def g():\n    print(step)\n    step = 2\ntry:\n    g()\nexcept NameError as e:\n"
+        "    print(e)\ndef h():\n    return step + 1\nprint(h())\n"
+        "def k():\n    f = lambda: y\n    try:\n        f()\n    except NameError as e:\n"
+        "        print(e)\n    y = 1\n    return f()\nprint(k())\n"),
+    "except-as-unbinds-its-name-afterwards": (
+        "e = 'before'\ntry:\n    1 / 0\nexcept ZeroDivisionError as e:\n    print('caught', e)\n"
+        "try:\n    print(e)\nexcept NameError as err:\n    print(err)\n"),
+    "raise-and-reraise": (
+        "def f(x):\n    if x < 0:\n        raise ValueError('negative: ' + str(x))\n    return x\n"
+        "try:\n    f(-1)\nexcept ValueError as e:\n    print('got', e)\n"
+        "try:\n    try:\n        f(-2)\n    except ValueError:\n        print('inner')\n"
+        "        raise\nexcept ValueError as e:\n    print('outer', e)\n"
+        "try:\n    raise KeyError\nexcept KeyError as e:\n    print(repr(e))\n"
+        "try:\n    raise RuntimeError('x') from None\nexcept RuntimeError as e:\n    print(e)\n"),
+    "del-items-of-lists-and-dicts": (
+        "d = {'a': 1, 'b': 2}\ndel d['a']\nxs = [1, 2, 3, 4, 5]\ndel xs[0]\ndel xs[1:3]\n"
+        "print(d, xs)\n"),
+    "unpacking-errors-say-what-python-says": (
+        "import torch\nfor v in [[1, 2, 3], (1,), torch.tensor([1, 2, 3]), 5]:\n    try:\n"
+        "        a, b = v\n    except (ValueError, TypeError) as e:\n        print(e)\n"
+        "try:\n    a, b = range(10**9)\nexcept ValueError as e:\n    print(e)\n"
+        "try:\n    a, *b, c = [1]\nexcept ValueError as e:\n    print(e)\n"),
+    "argument-errors-say-what-python-says": (
+        "def f(a, b=1, *, c):\n    pass\ndef outer():\n    def g(x):\n        pass\n    return g\n"
+        "def h(a, b, c):\n    pass\ndef p(a, /, b):\n    pass\ndef z():\n    pass\n"
+        "def kw(*, a, b):\n    pass\ndef pk(a, **k):\n    pass\n"
+        "calls = [lambda: f(), lambda: f(1, c=1, d=2), lambda: f(1, 2, 3, c=1), lambda: f(1),\n"
+        "         lambda: outer()(), lambda: f(1, 2, 3), lambda: f(1, a=2, c=1), lambda: h(),\n"
+        "         lambda: h(1), lambda: p(a=1, b=2), lambda: p(a=1, zz=2), lambda: z(1),\n"
+        "         lambda: z(1, 2), lambda: kw(), lambda: kw(1), lambda: pk(1, a=2)]\n"
+        "for call in calls:\n    try:\n        call()\n    except TypeError as e:\n"
+        "        print(e)\n"),
+}
+
+
+@pytest.mark.parametrize("program", _PYTHON_SEMANTICS.values(), ids=_PYTHON_SEMANTICS.keys())
+def test_the_interpreter_keeps_pythons_semantics(program: str) -> None:
+    assert run_program(program, limits=LIMITS).stdout == plain_stdout(program)
+
+
+def test_a_generator_expression_counts_its_steps_as_it_runs() -> None:
+    with pytest.raises(Timeout):
+        run_program("g = (i for i in range(10**9))\nfor x in g:\n    pass\n",
+                    limits=Limits(steps=10_000))

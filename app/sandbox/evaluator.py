@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import ast
 import operator
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Iterator
+from typing import Any, cast
 
 import torch
 
 from app.errors import Disallowed
+from app.sandbox import allowlist as al
 from app.sandbox import guards, sizes
 from app.sandbox.runtime import SIZED, AppReads, Runtime
 from app.sandbox.scope import Scope
@@ -71,24 +72,27 @@ class Evaluator(Runtime):
         return self.track(_UNARY[type(node.op)](operand), type(node.op).__name__, (operand,))
 
     def _boolop(self, node: ast.BoolOp, scope: Scope) -> Any:
-        value: Any = None
-        for operand in node.values:
+        *first, last = node.values
+        for operand in first:  # as Python: the last operand is returned without bool()
             value = self.evaluate(operand, scope)
             if isinstance(node.op, ast.And) != bool(value):
                 return value
-        return value
+        return self.evaluate(last, scope)
 
     def _compare(self, node: ast.Compare, scope: Scope) -> Any:
         left = self.evaluate(node.left, scope)
         result: Any = True
-        for op, comparator in zip(node.ops, node.comparators, strict=True):
+        last = len(node.ops) - 1
+        for i, (op, comparator) in enumerate(zip(node.ops, node.comparators, strict=True)):
             right = self.evaluate(comparator, scope)
             guards.check_operand(left, self.line)
             guards.check_operand(right, self.line)
             if isinstance(op, (ast.In, ast.NotIn)) and not _quick_membership(left, right):
                 right = self.materialize(right)  # `in` would walk it in C, unticked
             result = self.track(_COMPARE[type(op)](left, right))
-            if not isinstance(result, torch.Tensor) and not result:
+            # a < b < c is (a < b) and (b < c): bool() of every result but the last, so a
+            # tensor of several values is ambiguous there, as in Python.
+            if i < last and not result:
                 return result
             left = right
         return result
@@ -150,31 +154,53 @@ class Evaluator(Runtime):
     def _lambda(self, node: ast.Lambda, scope: Scope) -> Any:
         return self.functions.make_lambda(node, scope)
 
-    def _comprehension(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp,
+    def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp,
                        scope: Scope) -> Any:
-        inner = Scope(scope)
         out: list[Any] = []
-
-        def loop(level: int) -> None:
-            gen = node.generators[level]
-            if gen.is_async:
-                raise Disallowed("async comprehensions are not allowed", line=self.line)
-            for item in self.iterate(self.evaluate(gen.iter, inner if level else scope)):
-                self.assign(gen.target, item, inner)
-                if all(self.evaluate(cond, inner) for cond in gen.ifs):
-                    if level + 1 < len(node.generators):
-                        loop(level + 1)
-                    elif isinstance(node, ast.DictComp):
-                        key = self.evaluate(node.key, inner)
-                        out.append((key, self.evaluate(node.value, inner)))
-                    else:
-                        out.append(self.evaluate(node.elt, inner))
-                    sizes.check_sequence(len(out), self.limits, self.line)
-
-        loop(0)
+        for item in self._produce(node, scope, self._first_items(node, scope)):
+            out.append(item)
+            sizes.check_sequence(len(out), self.limits, self.line)
         if isinstance(node, ast.DictComp):
             return dict(out)
         return set(out) if isinstance(node, ast.SetComp) else out
+
+    def _generator(self, node: ast.GeneratorExp, scope: Scope) -> Iterator[Any]:
+        """A generator, run as it is consumed: any(check(t) for t in ts) stops at the first
+        True, as in Python. Its first iterable is evaluated now, the rest as it runs."""
+        items: Any = self._produce(node, scope, self._first_items(node, scope))
+        items.__name__ = items.__qualname__ = "<genexpr>"  # its repr, as Python's
+        return cast(Iterator[Any], items)
+
+    def _first_items(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp,
+                     scope: Scope) -> Iterator[Any]:
+        if any(gen.is_async for gen in node.generators):
+            raise Disallowed("async comprehensions are not allowed", line=self.line,
+                             hint_key="hint.disallowed_syntax")
+        source = self.evaluate(node.generators[0].iter, scope)
+        # iter() now, so `(x for x in 5)` fails here, as in Python; Namespaces and classes are
+        # refused by iterate, before anything walks them.
+        return self.iterate(source if isinstance(source, (al.Namespace, type)) else iter(source))
+
+    def _produce(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp,
+                 scope: Scope, first: Iterator[Any]) -> Iterator[Any]:
+        """The comprehension's items, each evaluated when asked for, in a scope of its own."""
+        inner = Scope(scope)
+
+        def level(index: int, items: Iterator[Any]) -> Iterator[Any]:
+            gen = node.generators[index]
+            for item in items:
+                self.assign(gen.target, item, inner)
+                if all(self.evaluate(cond, inner) for cond in gen.ifs):
+                    if index + 1 < len(node.generators):
+                        nested = node.generators[index + 1].iter
+                        yield from level(index + 1, self.iterate(self.evaluate(nested, inner)))
+                    elif isinstance(node, ast.DictComp):
+                        key = self.evaluate(node.key, inner)
+                        yield key, self.evaluate(node.value, inner)
+                    else:
+                        yield self.evaluate(node.elt, inner)
+
+        return level(0, first)
 
     def _call(self, node: ast.Call, scope: Scope) -> Any:
         fn = self.evaluate(node.func, scope)
@@ -208,7 +234,7 @@ _EXPRESSIONS: dict[type[ast.expr], Callable[[Evaluator, Any, Scope], Any]] = {
     ast.List: Evaluator._list, ast.Tuple: Evaluator._tuple, ast.Set: Evaluator._set,
     ast.Dict: Evaluator._dict, ast.JoinedStr: Evaluator._joinedstr,
     ast.FormattedValue: Evaluator._formatted, ast.Lambda: Evaluator._lambda,
-    ast.ListComp: Evaluator._comprehension, ast.GeneratorExp: Evaluator._comprehension,
+    ast.ListComp: Evaluator._comprehension, ast.GeneratorExp: Evaluator._generator,
     ast.SetComp: Evaluator._comprehension, ast.DictComp: Evaluator._comprehension,
     ast.Call: Evaluator._call,
 }

@@ -13,7 +13,7 @@ import operator
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from types import TracebackType
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy
 import torch
@@ -26,6 +26,9 @@ from app.sandbox.limits import Limits
 from app.sandbox.scope import Scope
 from app.sandbox.size_guard import MemoryMeter, SizeGuard
 from app.sandbox.tensor_text import TensorText
+
+if TYPE_CHECKING:
+    from app.sandbox.functions import UserFunction
 
 
 class AppReads:
@@ -120,6 +123,7 @@ class Runtime:
         self.recorder = recorder
         self.steps = 0
         self.depth = 0
+        self.function: UserFunction | None = None  # the program's function running now
         self.line: int | None = None
         self.stdout: list[str] = []
         self.stdout_bytes = 0
@@ -308,18 +312,32 @@ class Runtime:
                              hint_key="hint.disallowed_syntax")
 
     def _unpack(self, targets: list[ast.expr], value: Any, scope: Scope) -> None:
-        items = self.materialize(value)
+        """a, b = value and a, *rest = value, with Python's errors (a program may catch them)."""
+        if not isinstance(value, (al.Namespace, type)):  # those, iterate refuses
+            try:
+                value = iter(value)
+            except TypeError:
+                raise TypeError(f"cannot unpack non-iterable {type(value).__name__} "
+                                "object") from None
         starred = [i for i, t in enumerate(targets) if isinstance(t, ast.Starred)]
         if not starred:
-            if len(items) != len(targets):
-                raise ValueError(f"expected {len(targets)} values to unpack, got {len(items)}")
+            items: list[Any] = []
+            for item in self.iterate(value):  # as Python: one more than fits, not all of it
+                if len(items) == len(targets):
+                    raise ValueError(f"too many values to unpack (expected {len(targets)})")
+                items.append(item)
+            if len(items) < len(targets):
+                raise ValueError(f"not enough values to unpack (expected {len(targets)}, "
+                                 f"got {len(items)})")
             for target, item in zip(targets, items, strict=True):
                 self.assign(target, item, scope)
             return
+        items = self.materialize(value)
         i = starred[0]
         after = len(targets) - i - 1
         if len(items) < len(targets) - 1:
-            raise ValueError(f"not enough values to unpack (got {len(items)})")
+            raise ValueError(f"not enough values to unpack (expected at least "
+                             f"{len(targets) - 1}, got {len(items)})")
         for target, item in zip(targets[:i], items[:i], strict=True):
             self.assign(target, item, scope)
         star = targets[i]
@@ -350,9 +368,15 @@ class Runtime:
                              hint_key="hint.import")
         return _NAMESPACES[path]
 
-    def print(self, *args: object, sep: str = " ", end: str = "\n") -> None:
-        if not isinstance(sep, str) or not isinstance(end, str):
-            raise TypeError("print()'s sep and end must be strings")
+    def print(self, *args: object, sep: str | None = " ", end: str | None = "\n",
+              file: object = None, flush: bool = False) -> None:
+        if file is not None:
+            raise Disallowed("print() writes to the lab's output only; leave out file=",
+                             line=self.line, hint_key="hint.disallowed_name")
+        sep, end = " " if sep is None else sep, "\n" if end is None else end
+        for name, value in (("sep", sep), ("end", end)):
+            if not isinstance(value, str):
+                raise TypeError(f"{name} must be None or a string, not {type(value).__name__}")
         sizes.check_text(args, self.limits, self.line)
         # sep goes between every two arguments: print(*xs, sep=s) writes len(xs) copies of it.
         sizes.check_sequence(len(sep) * len(args) + len(end), self.limits, self.line)

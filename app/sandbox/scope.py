@@ -32,11 +32,13 @@ class Return(ControlFlow):
 class Scope:
     """Variables of the program or of one function call, with the enclosing scope behind."""
 
-    __slots__ = ("vars", "parent")
+    __slots__ = ("vars", "parent", "locals")
 
-    def __init__(self, parent: Scope | None = None) -> None:
+    def __init__(self, parent: Scope | None = None,
+                 local_names: frozenset[str] = frozenset()) -> None:
         self.vars: dict[str, object] = {}
         self.parent = parent
+        self.locals = local_names  # a function's: see functions.local_names
 
     def get(self, name: str, machine: Runtime) -> object:
         guards.check_name(name, machine.line)
@@ -44,6 +46,12 @@ class Scope:
         while scope is not None:
             if name in scope.vars:
                 return scope.vars[name]
+            if name in scope.locals:  # a function's own name, not bound yet
+                if scope is self:
+                    raise UnboundLocalError(f"cannot access local variable '{name}' where it "
+                                            "is not associated with a value")
+                raise NameError(f"cannot access free variable '{name}' where it is not "
+                                "associated with a value in enclosing scope")
             scope = scope.parent
         if name in machine.builtins:
             return machine.builtins[name]

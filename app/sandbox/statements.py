@@ -25,6 +25,7 @@ class Machine(Evaluator):
         super().__init__(limits, recorder)
         self.deadline = time.monotonic() + limits.wall_seconds
         self.next_clock = 0  # the step at which to look at the clock again
+        self._handling: list[BaseException] = []  # caught by the except blocks running now
 
     def tick(self, cost: int = 1) -> None:
         self.steps += cost
@@ -127,10 +128,30 @@ class Machine(Evaluator):
 
     def _delete(self, node: ast.Delete, scope: Scope) -> None:
         for target in node.targets:
-            if not isinstance(target, ast.Name):
-                raise Disallowed("only names can be deleted", line=self.line,
-                                 hint_key="hint.disallowed_syntax")
-            scope.delete(target.id, self)
+            if isinstance(target, ast.Name):
+                scope.delete(target.id, self)
+            elif isinstance(target, ast.Subscript):  # del xs[0], del d["k"], del xs[1:3]
+                obj = self.evaluate(target.value, scope)
+                if not isinstance(obj, (list, dict)):
+                    raise Disallowed(f"cannot delete items of '{type(obj).__name__}' here",
+                                     line=self.line, hint_key="hint.disallowed_syntax")
+                del obj[self.evaluate(target.slice, scope)]
+            else:
+                raise Disallowed("only names and items of lists and dicts can be deleted",
+                                 line=self.line, hint_key="hint.disallowed_syntax")
+
+    def _raise(self, node: ast.Raise, scope: Scope) -> None:
+        """raise ValueError("..."), raise err (one the program caught), or a bare raise in an
+        except block; only the exception classes the program can name (builtins.EXCEPTIONS)."""
+        if node.exc is None:
+            if not self._handling:
+                raise RuntimeError("No active exception to reraise")
+            raise self._handling[-1]
+        exc = _exception(self.evaluate(node.exc, scope), self.line)
+        if node.cause is None:
+            raise exc
+        cause = self.evaluate(node.cause, scope)
+        raise exc from None if cause is None else _exception(cause, self.line)
 
     def _assert(self, node: ast.Assert, scope: Scope) -> None:
         if not self.evaluate(node.test, scope):
@@ -199,7 +220,13 @@ class Machine(Evaluator):
                     if handler.name:
                         guards.check_name(handler.name, self.line)
                         scope.set(handler.name, exc)
-                    self.exec_block(handler.body, scope)
+                    self._handling.append(exc)
+                    try:
+                        self.exec_block(handler.body, scope)
+                    finally:
+                        self._handling.pop()
+                        if handler.name:  # as Python: `except E as e` ends with `del e`
+                            scope.vars.pop(handler.name, None)
                     break
             else:
                 self.error_line = raised_at
@@ -230,6 +257,17 @@ class Machine(Evaluator):
 _LIMITS = (AppError, RecursionError, MemoryError)
 
 
+def _exception(value: object, line: int | None) -> BaseException:
+    """What `raise value` raises: an instance, or a class called with no arguments."""
+    pool = tuple(EXCEPTIONS.values())
+    if isinstance(value, type) and value in pool:
+        return value()
+    if isinstance(value, pool):
+        return value
+    raise Disallowed("'raise' takes an exception such as ValueError(\"...\")", line=line,
+                     hint_key="hint.disallowed_syntax")
+
+
 def _is_exception_type(kinds: object) -> bool:
     pool = tuple(EXCEPTIONS.values())
     if isinstance(kinds, tuple):
@@ -242,6 +280,7 @@ _STATEMENTS: dict[type[ast.stmt], Callable[[Machine, Any, Scope], None]] = {
     ast.AugAssign: Machine._aug_assign, ast.If: Machine._if, ast.For: Machine._for,
     ast.While: Machine._while, ast.Break: Machine._break, ast.Continue: Machine._continue,
     ast.Pass: Machine._pass, ast.Return: Machine._return, ast.Delete: Machine._delete,
+    ast.Raise: Machine._raise,
     ast.Assert: Machine._assert, ast.FunctionDef: Machine._function_def,
     ast.ClassDef: Machine._class_def, ast.With: Machine._with, ast.Try: Machine._try,
     ast.Import: Machine._import, ast.ImportFrom: Machine._import_from,
