@@ -262,8 +262,15 @@ ESCAPES = [
          "d = opt.__dict__", line=3),
     case("optimizer-hook", "w = torch.ones(1, requires_grad=True)\nopt = optim.SGD([w], lr=0.1)\n"
          "opt.register_step_pre_hook(print)", line=3),
-    case("optimizer-state-dict", "w = torch.ones(1, requires_grad=True)\n"
-         "opt = optim.SGD([w], lr=0.1)\ns = opt.state_dict()", line=3),
+    case("optimizer-load-state-dict", "w = torch.ones(1, requires_grad=True)\n"
+         "opt = optim.SGD([w], lr=0.1)\nopt.load_state_dict(opt.state_dict())", line=3),
+    case("modules-frame", "f = nn.Linear(1, 1).modules().gi_frame"),
+    case("named-modules-frame", "f = nn.Linear(1, 1).named_modules().gi_code"),
+    case("module-set-num-batches-tracked", "m = nn.BatchNorm1d(2)\nm.num_batches_tracked = None",
+         line=2),
+    # isinstance: Python's own types and the classes a program can name, nothing else.
+    case("isinstance-unlisted-class", "b = isinstance(1, torch.no_grad)"),
+    case("isinstance-function", "b = isinstance(1, print)"),
     case("optimizer-step-func", "w = torch.ones(1, requires_grad=True)\n"
          "opt = optim.SGD([w], lr=0.1)\nf = opt.step.__func__", line=3),
     case("scheduler-lambdas", "w = torch.ones(1, requires_grad=True)\n"

@@ -133,13 +133,15 @@ fabs hypot
 
 # Attributes of the objects a program can hold, by type. Checked in order with isinstance.
 MODULE_ATTRIBUTES = frozenset("""
-weight bias parameters named_parameters children named_children zero_grad train eval training
-in_features out_features num_features normalized_shape eps momentum running_mean running_var
-negative_slope p dim reduction forward to cpu cuda float double requires_grad_ state_dict
-load_state_dict register_forward_hook register_full_backward_hook append extend
+weight bias parameters named_parameters modules named_modules children named_children zero_grad
+train eval training in_features out_features num_features normalized_shape eps momentum
+running_mean running_var num_batches_tracked negative_slope p dim reduction forward to cpu cuda
+float double requires_grad_ state_dict load_state_dict register_forward_hook
+register_full_backward_hook append extend
 """.split())
+# state_dict: the same param_groups and state, with each parameter as its index.
 OPTIMIZER_ATTRIBUTES = frozenset(
-    "step zero_grad param_groups state add_param_group defaults".split())
+    "step zero_grad param_groups state add_param_group defaults state_dict".split())
 # Names refused with a hint of their own rather than the general one.
 REFUSAL_HINTS = {"manual_seed": "hint.seed", "seed": "hint.seed", "format": "hint.use_fstring"}
 
@@ -182,10 +184,13 @@ GRAD_MODES: tuple[type, ...] = (
 # run, as it restores grad mode (torch.autograd.set_detect_anomaly stays refused).
 CONTEXT_MANAGERS: tuple[type, ...] = (*GRAD_MODES, torch.autocast, torch.autograd.detect_anomaly)
 
-# Types `isinstance` may be asked about.
+# Types `isinstance` may be asked about: Python's own, and every class a program can name
+# (`for m in model.modules(): if isinstance(m, nn.Linear): ...` is how models are initialised).
 ISINSTANCE_TYPES: tuple[type, ...] = (
-    torch.Tensor, nn.Parameter, nn.Module, torch.Size, torch.dtype, int, float, bool, str,
-    list, tuple, dict,
+    torch.Tensor, torch.Size, torch.dtype, int, float, bool, str, list, tuple, dict, set,
+    *(getattr(nn, name) for name in sorted(NN_CLASSES)),
+    *(getattr(optim, name) for name in sorted(OPTIMIZERS)),
+    *(getattr(lr_scheduler, name) for name in sorted(LR_SCHEDULERS)),
 )
 
 # Exposed for isinstance and subclassing only: calling them is refused (torch.Tensor(10**6, 10**6)

@@ -100,8 +100,9 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
         kinds = tuple(wrapped.get(k, k) for k in (kinds if isinstance(kinds, tuple) else (kinds,)))
         for kind in kinds:
             if kind not in allowed:
-                raise Disallowed(f"isinstance() can check {', '.join(k.__name__ for k in allowed)}"
-                                 f"; not {getattr(kind, '__name__', kind)!r}", line=machine.line,
+                raise Disallowed("isinstance() can check torch.Tensor, Python's own types and the "
+                                 "torch.nn and torch.optim classes; not "
+                                 f"{getattr(kind, '__name__', kind)!r}", line=machine.line,
                                  hint_key="hint.disallowed_name")
         return isinstance(obj, kinds)
 

@@ -1,0 +1,112 @@
+"""Ordinary learner code, run through the graph lab's job: it prints what plain Python prints.
+
+Each program is one a learner writes (initialising a model by walking its modules, peeking at a
+batch with next(iter(...)), printing an aligned table), checked against the same program run by
+Python itself (helpers.plain_stdout). The bounds each new capability keeps are in test_hostile.
+"""
+
+from __future__ import annotations
+
+from app import jobs
+from app.sandbox import allowlist as al
+from app.sandbox.limits import Limits
+from tests.helpers import plain_stdout
+
+
+def _same_as_python(program: str) -> str:
+    """Run program in the lab, assert it printed what Python prints, and return that."""
+    printed = jobs.graph(program, "cpu", Limits()).stdout
+    assert printed == plain_stdout(program)
+    return printed
+
+
+# --- isinstance on the listed classes -------------------------------------------------------
+
+_INIT = """import torch
+from torch import nn
+
+model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 1), nn.Sigmoid())
+for m in model.modules():
+    if isinstance(m, nn.Linear):
+        nn.init.constant_(m.weight, 0.1)
+        nn.init.zeros_(m.bias)
+for name, p in model.named_parameters():
+    print(name, p.sum().item())
+print(isinstance(model, nn.Module), isinstance(model[1], (nn.ReLU, nn.Tanh)))
+print(model(torch.ones(2, 3)))
+"""
+
+
+def test_initialising_the_linear_layers_found_by_isinstance_matches_python() -> None:
+    assert "0.bias 0.0" in _same_as_python(_INIT)
+
+
+def test_isinstance_accepts_every_listed_nn_optim_and_scheduler_class() -> None:
+    names = [f"nn.{n}" for n in sorted(al.NN_CLASSES)] + \
+        [f"optim.{n}" for n in sorted(al.OPTIMIZERS)] + \
+        [f"optim.lr_scheduler.{n}" for n in sorted(al.LR_SCHEDULERS)]
+    program = ("import torch\nfrom torch import nn, optim\n"
+               "w = torch.ones(1, requires_grad=True)\n"
+               "things = [nn.Linear(1, 1), nn.MSELoss(), optim.Adam([w]), w]\n"
+               f"for kind in [{', '.join(names)}]:\n"
+               "    print([isinstance(t, kind) for t in things])\n")
+    assert _same_as_python(program).count("\n") == len(names)
+
+
+def test_isinstance_tells_optimizers_and_losses_apart() -> None:
+    _same_as_python("""import torch
+from torch import nn, optim
+w = torch.zeros(2, requires_grad=True)
+for opt in [optim.SGD([w], lr=0.1), optim.Adam([w], lr=0.1)]:
+    kind = "adaptive" if isinstance(opt, (optim.Adam, optim.AdamW)) else "plain"
+    print(kind, isinstance(opt, optim.SGD))
+loss_fn = nn.CrossEntropyLoss()
+print(isinstance(loss_fn, nn.CrossEntropyLoss), isinstance(loss_fn, nn.MSELoss))
+print(isinstance({1}, set), isinstance([1], (list, tuple)))
+""")
+
+
+# --- walking a model; BatchNorm's counter; an optimizer's state_dict --------------------------
+
+def test_modules_named_modules_children_and_named_children_match_python() -> None:
+    _same_as_python("""import torch
+from torch import nn
+block = nn.Sequential(nn.Linear(2, 2), nn.ReLU())
+model = nn.Sequential(block, nn.Linear(2, 1))
+print(len(list(model.modules())))
+for name, m in model.named_modules():
+    print(repr(name), m)
+for child in model.children():
+    print(child)
+for name, child in model.named_children():
+    print(name, sum(p.numel() for p in child.parameters()))
+""")
+
+
+def test_batchnorm_counts_its_training_batches_as_in_python() -> None:
+    _same_as_python("""import torch
+from torch import nn
+bn = nn.BatchNorm1d(3)
+x = torch.arange(12.0).reshape(4, 3)
+for step in range(3):
+    bn(x)
+print(bn.num_batches_tracked, bn.running_mean)
+bn.eval()
+bn(x)
+print(bn.num_batches_tracked.item())
+""")
+
+
+def test_an_optimizers_state_dict_matches_python() -> None:
+    _same_as_python("""import torch
+w = torch.tensor([1.0, -2.0], requires_grad=True)
+opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)
+for step in range(2):
+    opt.zero_grad()
+    (w ** 2).sum().backward()
+    opt.step()
+sd = opt.state_dict()
+print(sorted(sd.keys()))
+print(sd["param_groups"][0]["lr"], sd["param_groups"][0]["params"])
+print(sd["state"][0]["momentum_buffer"])
+""")
