@@ -271,6 +271,9 @@ ESCAPES = [
     # isinstance: Python's own types and the classes a program can name, nothing else.
     case("isinstance-unlisted-class", "b = isinstance(1, torch.no_grad)"),
     case("isinstance-function", "b = isinstance(1, print)"),
+    # torch.finfo/iinfo: called on a dtype, read by their listed names only.
+    case("finfo-class-attribute", "e = torch.finfo.eps"),
+    case("finfo-private", "f = torch.finfo(torch.float32)\nk = f._machar", line=2),
     case("optimizer-step-func", "w = torch.ones(1, requires_grad=True)\n"
          "opt = optim.SGD([w], lr=0.1)\nf = opt.step.__func__", line=3),
     case("scheduler-lambdas", "w = torch.ones(1, requires_grad=True)\n"
@@ -422,6 +425,16 @@ EXHAUSTION = [
     case("repeat-interleave-data", "x = torch.repeat_interleave(torch.tensor([10**10]))",
          "too_large"),
     case("bincount-data", "x = torch.bincount(torch.tensor([10**10]))", "too_large"),
+    # nonzero's size is its input's nonzero count times its dims: counted before it is made.
+    case("nonzero-indices", "x = torch.ones(5000, 2000)\ny = torch.nonzero(x)", "too_large", 2),
+    case("nonzero-method-as-tuple", "x = torch.ones(5000, 2000)\ny = x.nonzero(as_tuple=True)",
+         "too_large", 2),
+    case("argwhere-indices", "x = torch.ones(100, 100, 1000)\ny = torch.argwhere(x)",
+         "too_large", 2),
+    case("logical-and-broadcast", "a = torch.ones(10**5, 1, dtype=torch.bool)\n"
+         "b = torch.ones(1, 10**5, dtype=torch.bool)\nc = torch.logical_and(a, b)", "too_large", 3),
+    case("logical-xor-method-broadcast", "a = torch.ones(10**5, 1)\nb = torch.ones(1, 10**5)\n"
+         "c = a.logical_xor(b)", "too_large", 3),
     case("histc-bins", "x = torch.histc(torch.ones(3), bins=10**10)", "too_large"),
     case("multinomial", "x = torch.multinomial(torch.ones(3), 10**10, replacement=True)",
          "too_large"),

@@ -110,3 +110,40 @@ print(sorted(sd.keys()))
 print(sd["param_groups"][0]["lr"], sd["param_groups"][0]["params"])
 print(sd["state"][0]["momentum_buffer"])
 """)
+
+
+# --- tensor indices, logic and number types ---------------------------------------------------
+
+def test_nonzero_argwhere_and_the_logical_functions_match_python() -> None:
+    _same_as_python("""import torch
+x = torch.tensor([[0.0, 1.5, -2.0], [3.0, 0.0, 0.0]])
+print(torch.nonzero(x))
+print(x.nonzero())
+print(torch.nonzero(x, as_tuple=True))
+print(x.nonzero(as_tuple=True)[1])
+print(torch.argwhere(x), x.argwhere())
+print(torch.nonzero(torch.tensor(5)), torch.nonzero(torch.zeros(3)))
+pos, small = x > 0, x.abs() < 2
+print(torch.logical_and(pos, small), pos.logical_or(small))
+print(torch.logical_xor(pos, small), torch.logical_not(pos), small.logical_not())
+print(pos.logical_and(small).logical_xor(x != 0))
+""")
+
+
+def test_dtype_info_strides_and_inference_mode_match_python() -> None:
+    _same_as_python("""import torch
+print(torch.get_default_dtype())
+f = torch.finfo(torch.float32)
+print(f.eps, f.max, f.min, f.tiny, f.bits, f.resolution, f.smallest_normal, f.dtype)
+print(torch.finfo(torch.float16).eps, torch.finfo().bits)
+i = torch.iinfo(torch.int64)
+print(i.max, i.min, i.bits, i.dtype, torch.iinfo(torch.uint8).max)
+print(torch.finfo(torch.bfloat16))
+x = torch.ones(2, 3)
+print(x.stride(), x.t().stride(), x.stride(1), x.is_inference())
+with torch.inference_mode():
+    y = x * 2
+print(y.is_inference())
+eps = torch.finfo(x.dtype).eps
+print(torch.log(torch.tensor([0.0]) + eps))
+""")

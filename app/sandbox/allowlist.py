@@ -35,7 +35,9 @@ unsqueeze reshape flatten unflatten permute transpose t movedim swapaxes flip fl
 rot90 diag diagonal diag_embed tril triu trace broadcast_to broadcast_tensors meshgrid
 cartesian_prod combinations block_diag repeat_interleave tile atleast_1d atleast_2d atleast_3d
 numel is_tensor is_floating_point is_nonzero clone detach count_nonzero bincount histc bucketize
-searchsorted dropout layer_norm batch_norm
+searchsorted dropout layer_norm batch_norm nonzero argwhere
+logical_and logical_or logical_xor logical_not
+finfo iinfo get_default_dtype
 no_grad enable_grad set_grad_enabled is_grad_enabled inference_mode is_inference_mode_enabled
 autocast Size Tensor device
 float32 float float64 double float16 half bfloat16 int64 long int32 int int16 short int8 uint8
@@ -49,7 +51,7 @@ e pi inf nan
 # the program that ran before in the same worker.
 TENSOR_ATTRIBUTES = frozenset("""
 grad grad_fn requires_grad is_leaf data shape dtype device ndim T mT H mH is_cuda retains_grad
-layout names real imag
+layout names real imag stride is_inference
 backward detach detach_ retain_grad requires_grad_ register_hook numpy item tolist
 size dim numel nelement element_size nbytes itemsize is_floating_point is_complex is_contiguous
 clone contiguous to cpu cuda type type_as float double half bfloat16 int long bool short
@@ -65,7 +67,8 @@ addcmul addcmul_ addcdiv addcdiv_
 matmul mm bmm mv dot outer inner addmm cross
 sum mean prod std var norm dist max min amax amin argmax argmin cumsum cumprod logsumexp softmax
 log_softmax median mode sort argsort topk kthvalue unique all any count_nonzero
-eq ne lt le gt ge equal allclose isclose isnan isinf isfinite
+eq ne lt le gt ge equal allclose isclose isnan isinf isfinite nonzero argwhere
+logical_and logical_or logical_xor logical_not
 zero_ fill_ copy_ normal_ uniform_ bernoulli_ exponential_ random_ fill_diagonal_
 """.split())
 
@@ -81,6 +84,7 @@ cat concat stack hstack vstack dstack meshgrid cartesian_prod combinations block
 broadcast_to broadcast_tensors repeat_interleave tile diag diag_embed index_select embedding
 expand expand_as repeat new_zeros new_ones new_full new_empty one_hot pad histc multinomial
 bincount linalg_svd linalg_qr linalg_pinv linalg_multi_dot linalg_matmul
+nonzero argwhere
 """.split())
 
 # The calls among them that make a tensor from sizes alone; measured with device="meta".
@@ -163,6 +167,9 @@ HANDLE_ATTRIBUTES = frozenset(["remove"])
 SIZE_ATTRIBUTES = frozenset("numel index count".split())
 DTYPE_ATTRIBUTES = frozenset("is_floating_point is_complex is_signed itemsize".split())
 DEVICE_ATTRIBUTES = frozenset("type index".split())
+# torch.finfo(dtype) and torch.iinfo(dtype): a number type's limits, read by name.
+FINFO_ATTRIBUTES = frozenset("bits eps max min tiny resolution smallest_normal dtype".split())
+IINFO_ATTRIBUTES = frozenset("bits max min dtype".split())
 LIST_ATTRIBUTES = frozenset(
     "append extend pop insert remove index count reverse clear copy".split())
 TUPLE_ATTRIBUTES = frozenset("index count".split())

@@ -30,6 +30,8 @@ _ATTRIBUTE_POLICIES: tuple[tuple[type | tuple[type, ...], frozenset[str]], ...] 
     (str, al.STR_ATTRIBUTES),
     (float, al.FLOAT_ATTRIBUTES),
     (numpy.ndarray, al.NDARRAY_ATTRIBUTES),
+    (torch.finfo, al.FINFO_ATTRIBUTES),
+    (torch.iinfo, al.IINFO_ATTRIBUTES),
 )
 
 _BOUND_METHODS = (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType)

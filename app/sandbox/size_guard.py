@@ -71,6 +71,12 @@ def _repeat_interleave(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
     return most * args[0].numel()
 
 
+def _nonzero(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
+    # One index per dim for each nonzero element (as_tuple: the same numbers, one tensor a dim).
+    x = _at(args, kwargs, 0, "input")
+    return int(torch.count_nonzero(x)) * max(x.dim(), 1)
+
+
 def _combinations(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
     r = int(_at(args, kwargs, 1, "r", 2))
     return math.comb(args[0].numel(), r) * r
@@ -86,6 +92,7 @@ def _concatenated(args: Sequence[Any], kwargs: dict[str, Any]) -> int:
 # torch.cat of 100,000 tensors takes a second).
 _ESTIMATES: dict[str, Callable[[Sequence[Any], dict[str, Any]], int]] = {
     "one_hot": _one_hot, "bincount": _bincount, "repeat_interleave": _repeat_interleave,
+    "nonzero": _nonzero, "argwhere": _nonzero,
     "combinations": _combinations, "cat": _concatenated, "concat": _concatenated,
     "stack": _concatenated, "hstack": _concatenated, "vstack": _concatenated,
     "dstack": _concatenated,
