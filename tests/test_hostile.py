@@ -114,7 +114,13 @@ ESCAPES = [
     case("super", "s = super()"),
     case("id", "i = id(torch)"),
     case("hash", "h = hash(torch.ones(1))"),
-    case("iter-next", "n = next(iter([1]))"),
+    case("iter-sentinel", "it = iter(print, None)"),  # would call print from C until None
+    case("iter-namespace", "it = iter(torch)"),
+    case("iter-class", "it = iter(nn.Linear)"),
+    case("next-sentinel", "n = next(iter(torch.ones, 1))"),
+    case("iterator-attribute", "it = iter(nn.Linear(1, 1).modules())\nf = it.gi_frame", line=2),
+    case("except-stop-iteration-refusal", "try:\n    next(iter(print, 1))\n"
+         "except StopIteration:\n    pass", line=2),
     case("chr", "c = chr(95)"),
     case("format-builtin", "s = format(torch.ones(1), '')"),
     case("classmethod", "c = classmethod(print)"),
@@ -274,6 +280,16 @@ ESCAPES = [
     # torch.finfo/iinfo: called on a dtype, read by their listed names only.
     case("finfo-class-attribute", "e = torch.finfo.eps"),
     case("finfo-private", "f = torch.finfo(torch.float32)\nk = f._machar", line=2),
+    # Lists, sets and strings: only the methods that cannot consume an iterable in C.
+    case("set-update", "s = set()\ns.update(range(10**9))", line=2),
+    case("set-union", "s = set().union(range(10**9))"),
+    # list.sort calls its key in C: only a lambda, a def or a plain builtin may be the key.
+    case("sort-key-legacy-constructor", "xs = [10**9]\nxs.sort(key=torch.Tensor)", line=2),
+    case("sort-key-grad-fn", "y = torch.ones(1, requires_grad=True) * 2\nxs = [1]\n"
+         "xs.sort(key=y.grad_fn)", line=3),
+    case("sort-key-join", "xs = ['x' * 1000]\nxs.sort(key=('a' * 1000).join)", line=2),
+    case("sort-key-str", "xs = [1, 2]\nxs.sort(key=str)", line=2),
+    case("sort-key-in-lambda", "xs = [10**9]\nxs.sort(key=lambda n: torch.Tensor(n))", line=2),
     case("optimizer-step-func", "w = torch.ones(1, requires_grad=True)\n"
          "opt = optim.SGD([w], lr=0.1)\nf = opt.step.__func__", line=3),
     case("scheduler-lambdas", "w = torch.ones(1, requires_grad=True)\n"
@@ -508,6 +524,13 @@ EXHAUSTION = [
     case("format-width", "s = f'{1:999999999}'", "too_large"),
     case("format-nested-width", "w = 10**9\ns = f'{1:{w}}'", "too_large", 2),
     case("format-precision", "s = f'{1.0:.1000000f}'", "too_large"),
+    case("ljust-width", "s = 'x'.ljust(10**9)", "too_large"),
+    case("rjust-width-fill", "s = 'x'.rjust(10**9, '*')", "too_large"),
+    case("center-width", "w = 10**9\ns = 'x'.center(w)", "too_large", 2),
+    case("zfill-width", "s = '1'.zfill(10**6)", "too_large"),
+    case("ljust-tensor-width", "s = 'x'.ljust(torch.tensor(10**9))", "too_large"),
+    case("splitlines-many", "s = '\\n' * 100000\nt = [s.splitlines() for i in range(10**5)]",
+         "timeout", 2),
     case("str-of-shared-list", "s = 'a' * 100000\nt = str([s] * 100000)", "too_large", 2),
     case("print-nested-list", "print([[0] * 100000] * 100000)", "too_large"),
     case("fstring-of-list", "x = [[0] * 100000] * 100000\ns = f'{x}'", "too_large", 2),
@@ -611,6 +634,9 @@ TIME = [
          "timeout", None),
     case("big-elementwise-loop", "a = torch.randn(5 * 10**6)\nfor i in range(10**4):\n"
          "    a.mul_(1.0001)", "timeout", None),
+    case("set-add-loop", "s = set()\nfor i in range(10**9):\n    s.add(i)", "timeout", None),
+    case("next-loop", "it = iter(range(10**18))\nwhile True:\n    next(it)", "timeout", None),
+    case("sort-key-steps", "xs = [0] * 50000\nxs.sort(key=lambda v: -v)", "timeout", 2),
     case("gradcheck-big", "x = torch.randn(3000, dtype=torch.double, requires_grad=True)\n"
          "torch.autograd.gradcheck(torch.sin, (x,))", "timeout", None),
 ]

@@ -112,6 +112,106 @@ print(sd["state"][0]["momentum_buffer"])
 """)
 
 
+# --- next and iter ---------------------------------------------------------------------------
+
+def test_next_of_iter_over_parameters_and_lists_matches_python() -> None:
+    _same_as_python("""import torch
+from torch import nn
+model = nn.Linear(3, 2)
+first = next(iter(model.parameters()))
+print(first.shape, next(model.parameters()).shape)
+print(next(model.named_parameters())[0])
+it = iter([10, 20])
+print(next(it), next(it), next(it, "done"))
+try:
+    next(it)
+except StopIteration:
+    print("exhausted")
+batches = iter(torch.arange(6.0).reshape(3, 2))
+print(next(batches), next(batches))
+letters = iter("ab")
+print(next(letters), list(letters))
+""")
+
+
+def test_a_loop_drawing_batches_with_next_matches_python() -> None:
+    _same_as_python("""import torch
+data = [(torch.tensor([float(i)]), torch.tensor([2.0 * i])) for i in range(4)]
+w = torch.zeros(1, requires_grad=True)
+opt = torch.optim.SGD([w], lr=0.05)
+it = iter(data)
+for step in range(6):
+    batch = next(it, None)
+    if batch is None:
+        it = iter(data)
+        batch = next(it)
+    x, y = batch
+    loss = ((w * x - y) ** 2).mean()
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+    print(step, round(loss.item(), 4))
+""")
+
+
+# --- set.add, list.sort, str padding and splitlines ------------------------------------------
+
+def test_set_add_collects_distinct_labels_as_in_python() -> None:
+    _same_as_python("""labels = [3, 1, 3, 2, 1]
+seen = set()
+for y in labels:
+    seen.add(y)
+print(sorted(seen), len(seen))
+""")
+
+
+def test_list_sort_with_key_and_reverse_matches_python() -> None:
+    _same_as_python("""results = [("adam", 0.12), ("sgd", 0.31), ("rmsprop", 0.12)]
+results.sort(key=lambda r: r[1])
+print(results)
+results.sort(key=lambda r: r[1], reverse=True)
+print(results)
+def by_name(r):
+    return r[0]
+results.sort(key=by_name)
+print(results)
+names = ["momentum", "lr", "beta"]
+names.sort(key=len)
+print(names)
+nums = [3, -1, 2]
+nums.sort()
+print(nums)
+nums.sort(key=abs, reverse=True)
+print(nums)
+try:
+    nums.sort(abs)
+except TypeError as e:
+    print(e)
+""")
+
+
+def test_a_table_aligned_with_ljust_rjust_center_and_zfill_matches_python() -> None:
+    _same_as_python("""import torch
+losses = {"sgd": 0.3141, "adam": 0.0271, "rmsprop": 0.1}
+print("optimizer".center(20, "="))
+for name, loss in losses.items():
+    print(name.ljust(10) + f"{loss:.3f}".rjust(8) + "|")
+for step in [1, 10, 100]:
+    print("ckpt_" + str(step).zfill(4), "-5".zfill(4), "ab".center(5), "ab".rjust(1))
+print(repr("x".ljust(torch.tensor(3))))
+""")
+
+
+def test_splitlines_of_a_multiline_string_matches_python() -> None:
+    _same_as_python('''log = """epoch 1 loss 0.9
+epoch 2 loss 0.5\\r\\nepoch 3 loss 0.2
+"""
+for line in log.splitlines():
+    print(line.split()[-1])
+print(log.splitlines(True), "".splitlines())
+''')
+
+
 # --- tensor indices, logic and number types ---------------------------------------------------
 
 def test_nonzero_argwhere_and_the_logical_functions_match_python() -> None:

@@ -170,14 +170,19 @@ DEVICE_ATTRIBUTES = frozenset("type index".split())
 # torch.finfo(dtype) and torch.iinfo(dtype): a number type's limits, read by name.
 FINFO_ATTRIBUTES = frozenset("bits eps max min tiny resolution smallest_normal dtype".split())
 IINFO_ATTRIBUTES = frozenset("bits max min dtype".split())
+# sort is guards._sort: its key runs through the interpreter, as sorted's does.
 LIST_ATTRIBUTES = frozenset(
-    "append extend pop insert remove index count reverse clear copy".split())
+    "append extend pop insert remove index count reverse clear copy sort".split())
 TUPLE_ATTRIBUTES = frozenset("index count".split())
+# Not update, union and the like: they would consume any iterable in C, unticked.
+SET_ATTRIBUTES = frozenset(["add"])
 DICT_ATTRIBUTES = frozenset("keys values items get pop update copy clear setdefault".split())
 STR_ATTRIBUTES = frozenset("""
 upper lower strip lstrip rstrip split startswith endswith join replace count find title capitalize
-isdigit isalpha
+isdigit isalpha splitlines ljust rjust center zfill
 """.split())
+# The str methods whose first argument is the width of the string they make (guards bounds it).
+STR_WIDTHS = frozenset("ljust rjust center zfill".split())
 FLOAT_ATTRIBUTES = frozenset("is_integer".split())
 NDARRAY_ATTRIBUTES = frozenset("shape dtype ndim size tolist item sum mean min max".split())
 

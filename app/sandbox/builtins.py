@@ -23,7 +23,7 @@ EXCEPTIONS: dict[str, type[BaseException]] = {
     kind.__name__: kind for kind in (
         Exception, RuntimeError, ValueError, TypeError, ZeroDivisionError, ArithmeticError,
         IndexError, KeyError, AssertionError, NameError, NotImplementedError,
-        GradcheckError,
+        StopIteration, GradcheckError,
     )
 }
 
@@ -31,8 +31,8 @@ EXCEPTIONS: dict[str, type[BaseException]] = {
 # The builtins that need no run of their own: made once, and shared by every run.
 PLAIN: dict[str, object] = {
     "abs": abs, "round": round, "float": float, "int": int, "bool": bool, "len": len,
-    "range": range, "zip": zip, "enumerate": enumerate, "divmod": divmod, "None": None,
-    "True": True, "False": False,
+    "range": range, "zip": zip, "enumerate": enumerate, "divmod": divmod, "next": next,
+    "None": None, "True": True, "False": False,
 }
 
 _ADD = ast.Add()
@@ -89,6 +89,16 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
         extreme.__name__ = pick.__name__
         return extreme
 
+    def iter_(iterable: Any, *sentinel: Any) -> Any:
+        # iter(f, sentinel) would call f from C until it returns sentinel, unchecked.
+        if sentinel:
+            raise Disallowed("iter() takes one argument here; for iter(f, sentinel), loop "
+                             "with while", line=machine.line, hint_key="hint.disallowed_name")
+        if isinstance(iterable, (al.Namespace, type)):  # as the interpreter's for loop
+            raise Disallowed(f"'{type(iterable).__name__}' is not iterable here",
+                             line=machine.line, hint_key="hint.disallowed_name")
+        return iter(iterable)
+
     def any_(iterable: Any) -> bool:
         return any(take(iterable))
 
@@ -111,5 +121,6 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
         "str": str_, "repr": repr_, "list": list_, "tuple": tuple_, "set": set_, "dict": dict_,
         "sorted": sorted_, "reversed": reversed_, "sum": sum_, "min": _extreme(min),
         "max": _extreme(max), "any": any_, "all": all_, "isinstance": isinstance_,
+        "iter": iter_,
         "print": machine.print,
     }

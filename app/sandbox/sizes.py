@@ -60,14 +60,25 @@ def check_sequence_op(op: str, a: object, b: object, limits: Limits, line: int |
 
 
 _SPEC_NUMBER = re.compile(r"\d+")
+_WIDTH = 1000  # the widest field a format spec or str.ljust and its kin may make
 
 
 def check_format_spec(spec: str, limits: Limits, line: int | None) -> None:
     """An f-string width or precision allocates that many characters: bound it."""
     for number in _SPEC_NUMBER.findall(spec):
-        if len(number) > 6 or int(number) > 1000:
-            raise TooLarge(f"format width {number} is over 1000", line=line,
+        if len(number) > 6 or int(number) > _WIDTH:
+            raise TooLarge(f"format width {number} is over {_WIDTH}", line=line,
                            hint_key="hint.sequence_too_large")
+
+
+def check_width(width: int, line: int | None) -> None:
+    """str.ljust, rjust, center and zfill make a string `width` long: bound it, as an
+    f-string's width is (f"{s:<{width}}" makes the same string)."""
+    if width > _WIDTH:
+        digits = len(str(width))  # a program's int can have 1,200 digits: not in the message
+        shown = f"{width:,}" if digits <= 12 else f"about 10**{digits - 1}"
+        raise TooLarge(f"a string padded to width {shown}; the limit is {_WIDTH:,}", line=line,
+                       hint_key="hint.sequence_too_large")
 
 
 # A printf-style conversion: %, an optional (key), flags, width, .precision, length, type.
