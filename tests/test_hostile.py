@@ -280,6 +280,11 @@ ESCAPES = [
     # torch.finfo/iinfo: called on a dtype, read by their listed names only.
     case("finfo-class-attribute", "e = torch.finfo.eps"),
     case("finfo-private", "f = torch.finfo(torch.float32)\nk = f._machar", line=2),
+    # An attribute of None is Python's AttributeError; names still go through the checks first.
+    case("none-dunder", "x = None\nk = x.__class__", line=2),
+    case("none-private", "x = torch.ones(1).grad\nk = x._version", line=2),
+    case("except-attribute-error-refusal", "try:\n    s = torch.ones(1).storage()\n"
+         "except AttributeError:\n    pass", line=2),
     # Lists, sets and strings: only the methods that cannot consume an iterable in C.
     case("set-update", "s = set()\ns.update(range(10**9))", line=2),
     case("set-union", "s = set().union(range(10**9))"),

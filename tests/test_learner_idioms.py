@@ -7,7 +7,10 @@ Python itself (helpers.plain_stdout). The bounds each new capability keeps are i
 
 from __future__ import annotations
 
+import pytest
+
 from app import jobs
+from app.errors import ProgramError
 from app.sandbox import allowlist as al
 from app.sandbox.limits import Limits
 from tests.helpers import plain_stdout
@@ -247,3 +250,38 @@ print(y.is_inference())
 eps = torch.finfo(x.dtype).eps
 print(torch.log(torch.tensor([0.0]) + eps))
 """)
+
+
+# --- an attribute of None ---------------------------------------------------------------------
+
+_GRAD_TOO_EARLY = """import torch
+w = torch.tensor([1.0, 2.0], requires_grad=True)
+try:
+    w.grad.zero_()
+except AttributeError as e:
+    print("caught:", e)
+try:
+    w.grad.data = torch.zeros(2)
+except AttributeError as e:
+    print("caught:", e)
+(w * 3).sum().backward()
+w.grad.zero_()
+print(w.grad)
+"""
+
+
+def test_reading_an_attribute_of_none_raises_attribute_error_a_program_can_catch() -> None:
+    printed = _same_as_python(_GRAD_TOO_EARLY)
+    assert "caught: 'NoneType' object has no attribute 'zero_'" in printed
+
+
+def test_an_uncaught_attribute_of_none_is_pythons_error_with_a_hint() -> None:
+    program = "import torch\nw = torch.ones(2, requires_grad=True)\nw.grad.zero_()\n"
+    with pytest.raises(ProgramError) as caught:
+        jobs.graph(program, "cpu", Limits())
+    try:
+        plain_stdout(program)
+    except AttributeError as error:
+        expected = f"AttributeError: {error}"
+    assert caught.value.message == expected
+    assert (caught.value.line, caught.value.hint_key) == (3, "hint.none_attribute")

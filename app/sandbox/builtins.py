@@ -22,7 +22,7 @@ if TYPE_CHECKING:
 EXCEPTIONS: dict[str, type[BaseException]] = {
     kind.__name__: kind for kind in (
         Exception, RuntimeError, ValueError, TypeError, ZeroDivisionError, ArithmeticError,
-        IndexError, KeyError, AssertionError, NameError, NotImplementedError,
+        IndexError, KeyError, AssertionError, NameError, NotImplementedError, AttributeError,
         StopIteration, GradcheckError,
     )
 }

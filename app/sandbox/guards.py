@@ -55,8 +55,14 @@ def check_name(name: str, line: int | None) -> None:
 
 
 def get_attribute(obj: object, name: str, line: int | None) -> object:
-    """obj.name, if the allow-list lets a program read it."""
+    """obj.name, if the allow-list lets a program read it.
+
+    .. note:: An attribute of None raises Python's own AttributeError, not a refusal: it is the
+       classic `w.grad.zero_()` before backward(), which a program may catch as in Python.
+    """
     check_name(name, line)
+    if obj is None:
+        raise AttributeError(f"'NoneType' object has no attribute '{name}'")
     if isinstance(obj, al.Namespace):
         if name in obj.members:
             return obj.members[name]
@@ -136,6 +142,8 @@ def _widened(method: Callable[..., str], line: int | None, text: str, width: Any
 def set_attribute(obj: object, name: str, value: object, line: int | None) -> None:
     """obj.name = value, for tensors' grad/requires_grad/data and a ctx's own fields."""
     check_name(name, line)
+    if obj is None:  # w.grad.data = ... before backward(): Python's error, as get_attribute's
+        raise AttributeError(f"'NoneType' object has no attribute '{name}'")
     if isinstance(obj, torch.Tensor) and name in al.TENSOR_SETTABLE:
         setattr(obj, name, value)
     elif isinstance(obj, torch.autograd.function.FunctionCtx) and not hasattr(type(obj), name):

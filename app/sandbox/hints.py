@@ -24,6 +24,7 @@ _HINTS: tuple[tuple[str, str], ...] = (
     ("cannot be multiplied", "hint.shape_mismatch"),
     ("shape mismatch", "hint.shape_mismatch"),
     ("grad can be implicitly created only for scalar outputs", "hint.scalar_backward"),
+    ("'NoneType' object has no attribute", "hint.none_attribute"),  # w.grad.zero_() too early
     ("CUDA error", "hint.cuda_error"),  # after "out of memory", which CUDA errors can be too
 )
 
