@@ -257,7 +257,6 @@ ESCAPES = [
     # Modules and optimizers: only their public, listed attributes.
     case("module-dict", "m = nn.Linear(1, 1)\nd = m.__dict__", line=2),
     case("module-parameters-dict", "m = nn.Linear(1, 1)\np = m._parameters", line=2),
-    case("module-apply", "m = nn.Linear(1, 1)\nm.apply(print)", line=2),
     case("module-register-buffer", "m = nn.Linear(1, 1)\nm.register_buffer('b', None)",
          line=2),
     case("module-set-weight", "m = nn.Linear(1, 1)\nm.weight = None", line=2),
@@ -288,13 +287,17 @@ ESCAPES = [
     # Lists, sets and strings: only the methods that cannot consume an iterable in C.
     case("set-update", "s = set()\ns.update(range(10**9))", line=2),
     case("set-union", "s = set().union(range(10**9))"),
-    # list.sort calls its key in C: only a lambda, a def or a plain builtin may be the key.
+    # list.sort, model.apply and hooks are called back from C or torch: each call is checked
+    # as the program's own would be.
     case("sort-key-legacy-constructor", "xs = [10**9]\nxs.sort(key=torch.Tensor)", line=2),
     case("sort-key-grad-fn", "y = torch.ones(1, requires_grad=True) * 2\nxs = [1]\n"
          "xs.sort(key=y.grad_fn)", line=3),
-    case("sort-key-join", "xs = ['x' * 1000]\nxs.sort(key=('a' * 1000).join)", line=2),
-    case("sort-key-str", "xs = [1, 2]\nxs.sort(key=str)", line=2),
     case("sort-key-in-lambda", "xs = [10**9]\nxs.sort(key=lambda n: torch.Tensor(n))", line=2),
+    case("apply-legacy-constructor", "m = nn.Linear(1, 1)\nm.apply(torch.Tensor)", line=2),
+    case("hook-legacy-constructor", "x = torch.ones(1, requires_grad=True)\n"
+         "x.register_hook(torch.Tensor)\nx.sum().backward()", line=3),
+    case("forward-hook-grad-fn", "y = torch.ones(1, requires_grad=True) * 2\n"
+         "m = nn.Linear(1, 1)\nm.register_forward_hook(y.grad_fn)\nm(torch.ones(1))", line=4),
     case("optimizer-step-func", "w = torch.ones(1, requires_grad=True)\n"
          "opt = optim.SGD([w], lr=0.1)\nf = opt.step.__func__", line=3),
     case("scheduler-lambdas", "w = torch.ones(1, requires_grad=True)\n"
@@ -525,6 +528,7 @@ EXHAUSTION = [
     case("replace-grows", "s = ('a' * 100000).replace('a', 'aa')", "too_large"),
     case("replace-empty", "s = ('a' * 1000).replace('', 'b' * 1000)", "too_large"),
     case("join-as-key", "s = sorted(['x' * 1000], key=('a' * 1000).join)", "too_large"),
+    case("join-as-sort-key", "xs = ['x' * 1000]\nxs.sort(key=('a' * 1000).join)", "too_large", 2),
     case("join-as-max-key", "m = max(['a' * 1000], key=('b' * 1000).join)", "too_large"),
     case("format-width", "s = f'{1:999999999}'", "too_large"),
     case("format-nested-width", "w = 10**9\ns = f'{1:{w}}'", "too_large", 2),

@@ -44,6 +44,23 @@ def test_initialising_the_linear_layers_found_by_isinstance_matches_python() -> 
     assert "0.bias 0.0" in _same_as_python(_INIT)
 
 
+def test_initialising_a_model_with_apply_and_watching_it_with_hooks_matches_python() -> None:
+    _same_as_python("""import torch
+import torch.nn as nn
+def init_weights(m):
+    if isinstance(m, nn.Linear):
+        nn.init.constant_(m.weight, 0.5)
+        nn.init.zeros_(m.bias)
+        print("init", m)
+model = nn.Sequential(nn.Linear(2, 3), nn.Tanh(), nn.Linear(3, 1))
+print(model.apply(init_weights) is model)
+x = torch.ones(4, 2, requires_grad=True)
+model[0].register_forward_hook(lambda m, inp, out: print("forward", out.shape))
+x.register_hook(print)
+model(x).sum().backward()
+""")
+
+
 def test_isinstance_accepts_every_listed_nn_optim_and_scheduler_class() -> None:
     names = [f"nn.{n}" for n in sorted(al.NN_CLASSES)] + \
         [f"optim.{n}" for n in sorted(al.OPTIMIZERS)] + \
@@ -185,6 +202,8 @@ nums = [3, -1, 2]
 nums.sort()
 print(nums)
 nums.sort(key=abs, reverse=True)
+print(nums)
+nums.sort(key=str)
 print(nums)
 try:
     nums.sort(abs)

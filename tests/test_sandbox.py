@@ -426,6 +426,18 @@ _PYTHON_SEMANTICS = {
         "    print(e)\ndef h():\n    return step + 1\nprint(h())\n"
         "def k():\n    f = lambda: y\n    try:\n        f()\n    except NameError as e:\n"
         "        print(e)\n    y = 1\n    return f()\nprint(k())\n"),
+    "stop-iteration-any-all-sum-and-unbound-locals": (
+        "import torch\nit = iter([1, 2])\ntry:\n    print([next(it) for _ in range(3)])\n"
+        "except StopIteration:\n    print('stop')\nit = iter([1])\n"
+        "try:\n    print(list(next(it) for _ in range(3)))\n"
+        "except RuntimeError as e:\n    print('generator:', e)\n"
+        "ts = [torch.tensor(1.0), torch.tensor(-1.0)]\n"
+        "print(sum([[1, 2], [3]], []), sum((t for t in ts), torch.tensor(0.5)))\n"
+        "try:\n    sum(['a'], '')\nexcept TypeError as e:\n    print(e)\n"
+        "def check(t):\n    print('check', t)\n    return t > 0\n"
+        "print(any(check(t) for t in ts), all(check(t) for t in ts))\n"
+        "step = 0\ndef f():\n    step += 1\n"
+        "try:\n    f()\nexcept UnboundLocalError as e:\n    print('unbound:', e)\n"),
     "except-as-unbinds-its-name-afterwards": (
         "e = 'before'\ntry:\n    1 / 0\nexcept ZeroDivisionError as e:\n    print('caught', e)\n"
         "try:\n    print(e)\nexcept NameError as err:\n    print(err)\n"),

@@ -141,7 +141,7 @@ weight bias parameters named_parameters modules named_modules children named_chi
 train eval training in_features out_features num_features normalized_shape eps momentum
 running_mean running_var num_batches_tracked negative_slope p dim reduction forward to cpu cuda
 float double requires_grad_ state_dict load_state_dict register_forward_hook
-register_full_backward_hook append extend
+register_full_backward_hook append extend apply
 """.split())
 # state_dict: the same param_groups and state, with each parameter as its index.
 OPTIMIZER_ATTRIBUTES = frozenset(
@@ -170,7 +170,7 @@ DEVICE_ATTRIBUTES = frozenset("type index".split())
 # torch.finfo(dtype) and torch.iinfo(dtype): a number type's limits, read by name.
 FINFO_ATTRIBUTES = frozenset("bits eps max min tiny resolution smallest_normal dtype".split())
 IINFO_ATTRIBUTES = frozenset("bits max min dtype".split())
-# sort is guards._sort: its key runs through the interpreter, as sorted's does.
+# sort: Runtime.call passes its key through the checked call, as sorted() does.
 LIST_ATTRIBUTES = frozenset(
     "append extend pop insert remove index count reverse clear copy sort".split())
 TUPLE_ATTRIBUTES = frozenset("index count".split())
@@ -181,7 +181,8 @@ STR_ATTRIBUTES = frozenset("""
 upper lower strip lstrip rstrip split startswith endswith join replace count find title capitalize
 isdigit isalpha splitlines ljust rjust center zfill
 """.split())
-# The str methods whose first argument is the width of the string they make (guards bounds it).
+# The str methods whose first argument is the width of the string they make (Runtime.call
+# bounds it).
 STR_WIDTHS = frozenset("ljust rjust center zfill".split())
 FLOAT_ATTRIBUTES = frozenset("is_integer".split())
 NDARRAY_ATTRIBUTES = frozenset("shape dtype ndim size tolist item sum mean min max".split())

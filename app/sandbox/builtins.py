@@ -9,7 +9,6 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any
 
-import torch
 from torch.autograd.gradcheck import GradcheckError
 
 from app.errors import Disallowed
@@ -23,7 +22,7 @@ EXCEPTIONS: dict[str, type[BaseException]] = {
     kind.__name__: kind for kind in (
         Exception, RuntimeError, ValueError, TypeError, ZeroDivisionError, ArithmeticError,
         IndexError, KeyError, AssertionError, NameError, NotImplementedError, AttributeError,
-        StopIteration, GradcheckError,
+        StopIteration, UnboundLocalError, GradcheckError,
     )
 }
 
@@ -57,7 +56,7 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
     def checked(fn: Any) -> Any:
         """A key function, called by sorted, min and max in C, through the interpreter's call:
         the checks a program's own call gets ("a" * 1000).join as a key built 1M characters)."""
-        return None if fn is None else (lambda item: machine.call(fn, [item], {}))
+        return None if fn is None else machine.checked(fn)
 
     def sorted_(iterable: Any, *, key: Any = None, reverse: bool = False) -> list[Any]:
         return sorted(take(iterable), key=checked(key), reverse=reverse)
@@ -66,10 +65,10 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
         return take(sequence)[::-1]
 
     def sum_(iterable: Any, start: Any = 0) -> Any:
-        if not isinstance(start, (int, float, torch.Tensor)):
-            raise TypeError("sum()'s start must be a number or a tensor")
+        if isinstance(start, str):  # Python's words; sum(lists_of_items, []) is fine
+            raise TypeError("sum() can't sum strings [use ''.join(seq) instead]")
         total = start
-        for item in take(iterable):
+        for item in machine.iterate(iterable):
             total = machine.binary(_ADD, total, item)  # the checks `total + item` would get
         return total
 
@@ -99,11 +98,12 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
                              line=machine.line, hint_key="hint.disallowed_name")
         return iter(iterable)
 
+    # Item by item, as Python's: any(check(t) for t in ts) stops at the first True.
     def any_(iterable: Any) -> bool:
-        return any(take(iterable))
+        return any(machine.iterate(iterable))
 
     def all_(iterable: Any) -> bool:
-        return all(take(iterable))
+        return all(machine.iterate(iterable))
 
     def isinstance_(obj: object, kinds: Any) -> bool:
         allowed = al.ISINSTANCE_TYPES

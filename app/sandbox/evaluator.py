@@ -157,9 +157,12 @@ class Evaluator(Runtime):
     def _comprehension(self, node: ast.ListComp | ast.SetComp | ast.DictComp,
                        scope: Scope) -> Any:
         out: list[Any] = []
-        for item in self._produce(node, scope, self._first_items(node, scope)):
-            out.append(item)
-            sizes.check_sequence(len(out), self.limits, self.line)
+        try:
+            for item in self._produce(node, scope, self._first_items(node, scope), True):
+                out.append(item)
+                sizes.check_sequence(len(out), self.limits, self.line)
+        except _Stopped as stopped:  # [next(it) for _ in xs] raises StopIteration in Python
+            raise stopped.stop from None
         if isinstance(node, ast.DictComp):
             return dict(out)
         return set(out) if isinstance(node, ast.SetComp) else out
@@ -182,23 +185,36 @@ class Evaluator(Runtime):
         return self.iterate(source if isinstance(source, (al.Namespace, type)) else iter(source))
 
     def _produce(self, node: ast.ListComp | ast.GeneratorExp | ast.SetComp | ast.DictComp,
-                 scope: Scope, first: Iterator[Any]) -> Iterator[Any]:
-        """The comprehension's items, each evaluated when asked for, in a scope of its own."""
+                 scope: Scope, first: Iterator[Any], whole: bool = False) -> Iterator[Any]:
+        """The comprehension's items, each evaluated when asked for, in a scope of its own.
+
+        .. note:: A StopIteration raised in a generator becomes a RuntimeError (PEP 479): right
+           for a generator expression, as in Python, but a list, set or dict comprehension
+           (`whole`) lets it through, so it leaves this generator as a _Stopped.
+        """
         inner = Scope(scope)
+
+        def value(expr: ast.expr) -> Any:
+            if not whole:
+                return self.evaluate(expr, inner)
+            try:
+                return self.evaluate(expr, inner)
+            except StopIteration as stop:
+                raise _Stopped(stop) from None
 
         def level(index: int, items: Iterator[Any]) -> Iterator[Any]:
             gen = node.generators[index]
             for item in items:
                 self.assign(gen.target, item, inner)
-                if all(self.evaluate(cond, inner) for cond in gen.ifs):
+                if all(value(cond) for cond in gen.ifs):
                     if index + 1 < len(node.generators):
                         nested = node.generators[index + 1].iter
-                        yield from level(index + 1, self.iterate(self.evaluate(nested, inner)))
+                        yield from level(index + 1, self.iterate(value(nested)))
                     elif isinstance(node, ast.DictComp):
-                        key = self.evaluate(node.key, inner)
-                        yield key, self.evaluate(node.value, inner)
+                        key = value(node.key)
+                        yield key, value(node.value)
                     else:
-                        yield self.evaluate(node.elt, inner)
+                        yield value(node.elt)
 
         return level(0, first)
 
@@ -218,6 +234,11 @@ class Evaluator(Runtime):
                 guards.check_name(keyword.arg, self.line)
                 kwargs[keyword.arg] = value
         return self.call(fn, args, kwargs)
+
+
+class _Stopped(Exception):  # noqa: N818 - carries a StopIteration out of a comprehension
+    def __init__(self, stop: StopIteration) -> None:
+        self.stop = stop
 
 
 def _quick_membership(item: object, container: object) -> bool:

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import operator
 import types
 from collections.abc import Callable
-from functools import partial
-from typing import Any
 
 import numpy
 import torch
@@ -14,8 +11,6 @@ from torch import nn
 
 from app.errors import Disallowed
 from app.sandbox import allowlist as al
-from app.sandbox import sizes
-from app.sandbox.builtins import PLAIN
 
 _ATTRIBUTE_POLICIES: tuple[tuple[type | tuple[type, ...], frozenset[str]], ...] = (
     (torch.Tensor, al.TENSOR_ATTRIBUTES),
@@ -78,10 +73,6 @@ def get_attribute(obj: object, name: str, line: int | None) -> object:
             return getattr(obj, name)
     elif isinstance(obj, torch.optim.Optimizer) and name == "step" and "step" in vars(obj):
         return types.MethodType(_scheduled_step, obj)
-    elif isinstance(obj, list) and name == "sort":
-        return types.MethodType(partial(_sort, line), obj)
-    elif isinstance(obj, str) and name in al.STR_WIDTHS:
-        return types.MethodType(partial(_widened, getattr(str, name), line), obj)
     else:
         for kinds, names in _ATTRIBUTE_POLICIES:
             if isinstance(obj, kinds):
@@ -102,41 +93,6 @@ def _scheduled_step(optimizer: torch.optim.Optimizer, *args: object, **kwargs: o
     (set_attribute lets a program set none), so this calls torch's own wrapper.
     """
     return vars(optimizer)["step"](*args, **kwargs)
-
-
-def _sort(line: int | None, items: list[Any], *args: object, key: object = None,
-          reverse: Any = False) -> None:
-    """items.sort(key=..., reverse=...), with the key called as sorted() calls it.
-
-    .. note:: list.sort calls its key in C, where a key such as ('a' * 1000).join or
-       torch.Tensor would skip the checks the program's own calls get. A lambda or def runs
-       through its interpreter's checked call, and the plain builtins (len, abs, ...) are
-       harmless in C; any other key is refused here, and sorted(items, key=...) takes it.
-    """
-    if args:
-        raise TypeError("sort() takes no positional arguments")
-    items.sort(key=_checked_key(key, line), reverse=reverse)
-
-
-def _checked_key(key: object, line: int | None) -> Callable[[Any], Any] | None:
-    from app.sandbox.functions import UserFunction  # it imports this module
-
-    if key is None or any(key is plain for plain in PLAIN.values() if callable(plain)):
-        return key  # type: ignore[return-value]  # a plain builtin: len, abs, float, ...
-    if isinstance(key, UserFunction):
-        machine = key.machine
-        return lambda item: machine.call(key, [item], {})
-    raise Disallowed("list.sort(key=...) takes a lambda, a function defined in the program or "
-                     "a plain builtin such as len; for any other key, write "
-                     "items = sorted(items, key=...)", line=line, hint_key="hint.sort_key")
-
-
-def _widened(method: Callable[..., str], line: int | None, text: str, width: Any,
-             *args: object) -> str:
-    """text.ljust/rjust/center/zfill(width): they make a string `width` long, in C."""
-    width = operator.index(width)  # as str's methods read it: a 0-dim int tensor is a width
-    sizes.check_width(width, line)
-    return method(text, width, *args)
 
 
 def set_attribute(obj: object, name: str, value: object, line: int | None) -> None:

@@ -108,6 +108,11 @@ _BINARY = {
     ast.BitXor: ("^", operator.xor, operator.ixor),
 }
 
+# Methods that take a function for torch to call back, and whose they are.
+_CALLBACKS = frozenset("""apply register_hook register_prehook register_forward_hook
+register_forward_pre_hook register_full_backward_hook register_full_backward_pre_hook""".split())
+_CALLBACK_OWNERS = (torch.Tensor, torch.nn.Module, torch.autograd.graph.Node)
+
 # Values the sequence limit has measured. Anything else that `in`, `list +=`, `dict |=`,
 # `xs[:] =`, extend or update would walk in C (a range, zip(...), a tensor) is walked here first.
 SIZED = (str, list, tuple, dict, set, frozenset)
@@ -180,6 +185,16 @@ class Runtime:
             args = [a if isinstance(a, SIZED) else self.materialize(a) for a in args]
         elif isinstance(owner, str) and name in ("join", "replace") and args:
             args = self._sized_text(owner, name, args)
+        elif name in _CALLBACKS and args and isinstance(owner, _CALLBACK_OWNERS):
+            # torch calls these back (model.apply(init), hooks) from C or its own Python:
+            # through the checks the program's own call gets, whatever it passed.
+            args = [self.checked(args[0]), *args[1:]]
+        elif isinstance(owner, list) and name == "sort" and kwargs.get("key") is not None:
+            kwargs = {**kwargs, "key": self.checked(kwargs["key"])}  # as sorted()'s key
+        elif isinstance(owner, str) and name in al.STR_WIDTHS and args:
+            width = operator.index(args[0])  # as str reads it: a 0-dim int tensor is a width
+            sizes.check_width(width, self.line)
+            args = [width, *args[1:]]
         elif isinstance(owner, numpy.ndarray) and name == "tolist":
             sizes.check_sequence(owner.size, self.limits, self.line)  # torch's own is measured
         if self.recorder is not None and self.recorder.intercepts(fn):
@@ -190,6 +205,10 @@ class Runtime:
             sizes.check_sequence(len(owner), self.limits, self.line)
         inputs = (owner, *args) if isinstance(owner, torch.Tensor) else tuple(args)
         return self.track(result, name, inputs)
+
+    def checked(self, fn: Any) -> Callable[..., Any]:
+        """fn for torch or C to call back: each call goes through `call`, with its checks."""
+        return lambda *args, **kwargs: self.call(fn, list(args), kwargs)
 
     def _sized_text(self, text: str, name: str, args: list[Any]) -> list[Any]:
         """Bound what sep.join(items) and text.replace(old, new) would build in C."""
