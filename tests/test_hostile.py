@@ -220,6 +220,8 @@ ESCAPES = [
     case("torch-classes", "c = torch.classes"),
     case("torch-backends", "torch.backends.cudnn.benchmark = True"),
     case("torch-cuda", "torch.cuda.empty_cache()"),
+    case("torch-cuda-seed", "torch.cuda.manual_seed_all(0)"),
+    case("torch-cuda-memory", "m = torch.cuda.memory_allocated()"),
     case("torch-distributed", "torch.distributed.init_process_group('gloo')"),
     case("torch-multiprocessing", "torch.multiprocessing.spawn(print)"),
     case("torch-from-file", "t = torch.from_file('/etc/passwd', size=10)"),

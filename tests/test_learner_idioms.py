@@ -304,3 +304,27 @@ def test_an_uncaught_attribute_of_none_is_pythons_error_with_a_hint() -> None:
         expected = f"AttributeError: {error}"
     assert caught.value.message == expected
     assert (caught.value.line, caught.value.hint_key) == (3, "hint.none_attribute")
+
+
+# --- the device line most PyTorch code starts with ------------------------------------------
+
+_DEVICE = """import torch
+import torch.nn as nn
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Linear(2, 1).to(device)
+x = torch.ones(3, 2, device=device)
+print(device.type, model(x).device.type, torch.cuda.is_available())
+"""
+
+
+def test_cuda_is_available_says_false_to_a_program_run_on_the_cpu() -> None:
+    assert jobs.graph(_DEVICE, "cpu", Limits()).stdout == "cpu cpu False\n"
+
+
+@pytest.mark.cuda
+def test_cuda_is_available_says_true_to_a_program_run_on_the_gpu() -> None:
+    import torch
+
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA on this machine")
+    assert jobs.graph(_DEVICE, "cuda", Limits()).stdout == "cuda cuda True\n"

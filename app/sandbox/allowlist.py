@@ -228,6 +228,17 @@ def _pick(module: object, names: frozenset[str]) -> dict[str, object]:
     return {name: getattr(module, name) for name in sorted(names) if hasattr(module, name)}
 
 
+def cuda_is_available() -> bool:
+    """torch.cuda.is_available() as a program sees it: whether its run is on a GPU.
+
+    .. note:: `device = torch.device("cuda" if torch.cuda.is_available() else "cpu")` starts
+       most PyTorch code. The lab runs a program on the device its request chose (on a GPU
+       server, through torch's device context), so that is the GPU a program may use. The rest
+       of torch.cuda (memory, streams, seeds) is shared by the worker's later runs: refused.
+    """
+    return torch.get_default_device().type == "cuda"
+
+
 def build_namespaces() -> dict[str, Namespace]:
     """The importable modules, keyed by their dotted path."""
     init = Namespace("torch.nn.init", _pick(nn.init, NN_INIT))
@@ -242,8 +253,10 @@ def build_namespaces() -> dict[str, Namespace]:
     autograd_ns = Namespace("torch.autograd", _pick(torch.autograd, AUTOGRAD)
                             | {"functional": autograd_functional})
     linalg = Namespace("torch.linalg", _pick(torch.linalg, LINALG))
+    cuda = Namespace("torch.cuda", {"is_available": cuda_is_available})
     torch_ns = Namespace("torch", _pick(torch, TORCH_FUNCTIONS) | {
-        "nn": nn_ns, "optim": optim_ns, "autograd": autograd_ns, "linalg": linalg})
+        "nn": nn_ns, "optim": optim_ns, "autograd": autograd_ns, "linalg": linalg,
+        "cuda": cuda})
     math_ns = Namespace("math", _pick(math, MATH))
     return {"torch": torch_ns, "torch.nn": nn_ns, "torch.nn.functional": functional,
               "torch.optim": optim_ns, "torch.optim.lr_scheduler": sched,
