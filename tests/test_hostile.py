@@ -161,7 +161,6 @@ ESCAPES = [
     # Classes: only `class X(torch.autograd.Function)` with @staticmethod forward/backward.
     case("plain-class", "class A:\n    pass"),
     case("object-class", "class A(object):\n    pass"),
-    case("module-subclass", "class M(nn.Module):\n    def forward(self, x):\n        return x"),
     case("linear-subclass", "class M(torch.nn.Linear):\n    pass"),
     case("tensor-subclass", "class T(torch.Tensor):\n    pass"),
     case("metaclass", "class A(torch.autograd.Function, metaclass=type):\n    pass"),
@@ -259,8 +258,6 @@ ESCAPES = [
     # Modules and optimizers: only their public, listed attributes.
     case("module-dict", "m = nn.Linear(1, 1)\nd = m.__dict__", line=2),
     case("module-parameters-dict", "m = nn.Linear(1, 1)\np = m._parameters", line=2),
-    case("module-register-buffer", "m = nn.Linear(1, 1)\nm.register_buffer('b', None)",
-         line=2),
     case("module-set-weight", "m = nn.Linear(1, 1)\nm.weight = None", line=2),
     case("module-set-forward", "m = nn.Linear(1, 1)\nm.forward = print", line=2),
     case("module-to-empty", "m = nn.Linear(1, 1)\nm.to_empty(device='cpu')", line=2),
@@ -305,6 +302,40 @@ ESCAPES = [
     case("scheduler-lambdas", "w = torch.ones(1, requires_grad=True)\n"
          "opt = optim.SGD([w], lr=0.1)\ns = optim.lr_scheduler.LambdaLR(opt, lambda e: 1.0)\n"
          "f = s.lr_lambdas", line=4),
+    # A program's own nn.Module class: __init__ and forward, and methods of its own; super()
+    # only as super().__init__() in __init__; its instances' fields, not nn.Module's insides.
+    case("class-other-base", "class X(list):\n    pass"),
+    case("class-two-bases", "class X(nn.Module, nn.Linear):\n    pass"),
+    case("class-attribute", "class X(nn.Module):\n    y = 1", line=2),
+    case("module-dunder-method", "class X(nn.Module):\n    def __call__(self, x):\n"
+         "        return x", line=2),
+    case("module-getattr-method", "class X(nn.Module):\n    def __getattr__(self, n):\n"
+         "        return 1", line=2),
+    case("module-private-method", "class X(nn.Module):\n    def _apply(self, fn):\n"
+         "        return self", line=2),
+    case("module-overrides-its-own", "class X(nn.Module):\n    def parameters(self):\n"
+         "        return []", line=2),
+    case("module-decorated-method", "class X(nn.Module):\n    @staticmethod\n"
+         "    def f(x):\n        return x", line=3),
+    case("module-no-self", "class X(nn.Module):\n    def forward():\n        return 1", line=2),
+    case("super-outside-init", "class X(nn.Module):\n    def __init__(self):\n"
+         "        super().__init__()\n    def forward(self, x):\n        super().__init__()\n"
+         "        return x\nX()(1)", line=5),
+    case("super-in-a-function", "def f():\n    super().__init__()\nf()", line=2),
+    case("super-forward", "class X(nn.Module):\n    def forward(self, x):\n"
+         "        return super().forward(x)\nX()(1)", line=3),
+    case("super-as-value", "class X(nn.Module):\n    def __init__(self):\n"
+         "        s = super()\nX()", line=3),
+    case("module-set-method", "class X(nn.Module):\n    def __init__(self):\n"
+         "        super().__init__()\n        self.forward = print\nX()", line=4),
+    case("module-read-insides", "class X(nn.Module):\n    pass\nm = X()\nd = m._modules",
+         line=4),
+    case("module-read-unlisted", "class X(nn.Module):\n    pass\nm = X()\n"
+         "f = m.register_module", line=4),
+    case("module-class-method", "class X(nn.Module):\n    def forward(self, x):\n"
+         "        return x\nf = X.forward", line=4),
+    case("module-init-dunder", "class X(nn.Module):\n    pass\nm = X()\nm.__init__()",
+         line=4),
     # An autograd.Function's ctx: its public API and the program's own fields, nothing else.
     case("ctx-private-set", _CTX.format("ctx._secret = 1"), line=4),
     case("ctx-private-get", _CTX.format("f = ctx._forward_cls"), line=4),

@@ -8,6 +8,7 @@ Python itself (helpers.plain_stdout). The bounds each new capability keeps are i
 from __future__ import annotations
 
 import pytest
+import torch
 
 from app import jobs
 from app.errors import ProgramError
@@ -323,8 +324,99 @@ def test_cuda_is_available_says_false_to_a_program_run_on_the_cpu() -> None:
 
 @pytest.mark.cuda
 def test_cuda_is_available_says_true_to_a_program_run_on_the_gpu() -> None:
-    import torch
-
     if not torch.cuda.is_available():
         pytest.skip("no CUDA on this machine")
     assert jobs.graph(_DEVICE, "cuda", Limits()).stdout == "cuda cuda True\n"
+
+
+# --- a model of the program's own: class Net(nn.Module) ----------------------------------------
+
+_NET = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+class Net(nn.Module):
+    '''A two-layer net.'''
+    def __init__(self, hidden=8):
+        super().__init__()
+        self.fc1 = nn.Linear(2, hidden)
+        self.fc2 = nn.Linear(hidden, 1)
+        self.scale = 2.0
+        self.calls = 0
+
+    def forward(self, x):
+        self.calls += 1
+        return self.fc2(torch.tanh(self.fc1(x))) * self.scale
+
+    def num_params(self):
+        return sum(p.numel() for p in self.parameters())
+
+class Old(nn.Module):
+    def __init__(self):
+        super(Old, self).__init__()
+        self.w = nn.Parameter(torch.ones(3))
+        self.register_buffer("steps", torch.zeros(1))
+
+    def forward(self, x):
+        return (self.w * x).sum()
+
+net = Net()
+print(net)
+print(net.num_params(), isinstance(net, Net), isinstance(net, nn.Module))
+opt = torch.optim.SGD(net.parameters(), lr=0.1)
+x = torch.randn(16, 2)
+y = x.sum(dim=1, keepdim=True)
+for step in range(20):
+    opt.zero_grad()
+    loss = F.mse_loss(net(x), y)
+    loss.backward()
+    opt.step()
+print(round(loss.item(), 5), net.calls, [n for n, _ in net.named_parameters()])
+o = Old()
+out = o(torch.tensor([1.0, 2.0, 3.0]))
+out.backward()
+print(out, o.w.grad, list(o.state_dict().keys()))
+try:
+    print(net.nothing)
+except AttributeError as e:
+    print(e)
+class NoInit(nn.Module):
+    def __init__(self):
+        self.fc = nn.Linear(1, 1)
+try:
+    NoInit()
+except AttributeError as e:
+    print(e)
+try:
+    net.forward()
+except TypeError as e:
+    print(e)
+"""
+
+
+def test_a_model_class_of_the_programs_own_trains_and_prints_as_in_python() -> None:
+    # super().__init__() and super(Old, self).__init__(), parameters, buffers, plain fields,
+    # a method of its own, isinstance, and the errors Python and torch give. Its layers start
+    # random: every run in the lab starts from seed 0, so Python's does too.
+    printed = jobs.graph(_NET, "cpu", Limits()).stdout
+    torch.manual_seed(0)
+    assert printed == plain_stdout(_NET)
+
+
+def test_the_graph_names_the_layers_of_a_programs_own_model() -> None:
+    graph = jobs.graph("""import torch
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(2, 3)
+        self.fc2 = nn.Linear(3, 1)
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+net = Net()
+loss = net(torch.ones(1, 2)).sum()
+loss.backward()
+""", "cpu", Limits())
+    leaves = {node.name for node in graph.nodes if node.kind == "leaf"}
+    assert leaves == {"net.fc1.weight", "net.fc1.bias", "net.fc2.weight", "net.fc2.bias"}
+    assert {node.line for node in graph.nodes if node.op == "AddmmBackward0"} == {9}

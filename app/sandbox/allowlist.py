@@ -141,7 +141,7 @@ weight bias parameters named_parameters modules named_modules children named_chi
 train eval training in_features out_features num_features normalized_shape eps momentum
 running_mean running_var num_batches_tracked negative_slope p dim reduction forward to cpu cuda
 float double requires_grad_ state_dict load_state_dict register_forward_hook
-register_full_backward_hook append extend apply
+register_full_backward_hook append extend apply register_buffer register_parameter
 """.split())
 # state_dict: the same param_groups and state, with each parameter as its index.
 OPTIMIZER_ATTRIBUTES = frozenset(

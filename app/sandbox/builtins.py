@@ -109,7 +109,7 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
         allowed = al.ISINSTANCE_TYPES
         kinds = tuple(wrapped.get(k, k) for k in (kinds if isinstance(kinds, tuple) else (kinds,)))
         for kind in kinds:
-            if kind not in allowed:
+            if kind not in allowed and kind not in machine.functions.classes:
                 raise Disallowed("isinstance() can check torch.Tensor, Python's own types and the "
                                  "torch.nn and torch.optim classes; not "
                                  f"{getattr(kind, '__name__', kind)!r}", line=machine.line,

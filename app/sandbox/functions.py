@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import torch
 
-from app.errors import Disallowed, ProgramError, TooLarge
+from app.errors import ProgramError, TooLarge
 from app.sandbox import guards
 
 if TYPE_CHECKING:
@@ -40,6 +40,7 @@ class UserFunction:
         self.scope = scope
         self.locals = local_names(node)
         self.modes: list[Any] = []  # grad modes that decorate it, outermost first
+        self.module_init = False  # an nn.Module class's __init__: may run super().__init__()
         self.defaults = [machine.evaluate(d, scope) for d in args.defaults]
         self.kw_defaults = {a.arg: machine.evaluate(d, scope)
                             for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True)
@@ -199,40 +200,21 @@ class Functions:
     def is_user_function(self, fn: object) -> bool:
         return isinstance(fn, UserFunction) and fn.machine is self.machine
 
-    def make_function(self, node: ast.FunctionDef, scope: Scope,
-                      qualname: str | None = None) -> UserFunction:
-        guards.check_name(node.name, self.machine.line)
+    def make_function(self, node: ast.FunctionDef, scope: Scope, qualname: str | None = None,
+                      check_name: bool = True) -> UserFunction:
+        if check_name:  # not for an nn.Module's __init__ (classes.py)
+            guards.check_name(node.name, self.machine.line)
         return UserFunction(self.machine, node.name, node.args, node.body, scope, node,
                             qualname)
 
     def make_lambda(self, node: ast.Lambda, scope: Scope) -> UserFunction:
         return UserFunction(self.machine, "<lambda>", node.args, node.body, scope, node)
 
-    def make_autograd_function(self, node: ast.ClassDef, scope: Scope) -> type:
-        """class X(torch.autograd.Function) with @staticmethod forward/backward, and nothing else.
+    def make_class(self, node: ast.ClassDef, scope: Scope) -> type:
+        from app.sandbox.classes import make_class  # it makes UserFunctions: no import cycle
 
-        .. note:: torch names the backward node after the class: MyReLU's is MyReLUBackward.
-        """
-        line = self.machine.line
-        guards.check_name(node.name, line)
-        if node.keywords or node.decorator_list or len(node.bases) != 1 or \
-                self.machine.evaluate(node.bases[0], scope) is not torch.autograd.Function:
-            raise Disallowed("a class may only extend torch.autograd.Function, as in "
-                             "'class MyReLU(torch.autograd.Function):'", line=line,
-                             hint_key="hint.disallowed_syntax")
-        members: dict[str, Any] = {}
-        for stmt in node.body:
-            if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr)
-                                              and isinstance(stmt.value, ast.Constant)):
-                continue
-            if not (isinstance(stmt, ast.FunctionDef) and len(stmt.decorator_list) == 1
-                    and isinstance(stmt.decorator_list[0], ast.Name)
-                    and stmt.decorator_list[0].id == "staticmethod"):
-                raise Disallowed("an autograd.Function's body holds only @staticmethod "
-                                 "functions (forward, backward)", line=stmt.lineno,
-                                 hint_key="hint.disallowed_syntax")
-            members[stmt.name] = staticmethod(self.make_function(stmt, scope,
-                                                                 f"{node.name}.{stmt.name}"))
-        cls = type(node.name, (torch.autograd.Function,), members)
-        self.classes.add(cls)
-        return cls
+        return make_class(self, node, scope)
+
+    def is_module_class(self, fn: object) -> bool:
+        """Whether fn is an nn.Module class the program defined (calling it makes a module)."""
+        return fn in self.classes and isinstance(fn, type) and issubclass(fn, torch.nn.Module)

@@ -35,6 +35,10 @@ _ATTRIBUTE_POLICIES: tuple[tuple[type | tuple[type, ...], frozenset[str]], ...] 
     (torch.iinfo, al.IINFO_ATTRIBUTES),
 )
 
+# The class attribute that marks a program's nn.Module class (classes.py): its methods' names,
+# which a program may read on its instances, with what the instances hold. No program can name it.
+PROGRAM_METHODS = "_program_methods"
+
 _BOUND_METHODS = (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType)
 
 
@@ -71,6 +75,8 @@ def get_attribute(obj: object, name: str, line: int | None) -> object:
     elif type(obj) in al.RETURN_TYPE_FIELDS:
         if name in al.RETURN_TYPE_FIELDS[type(obj)]:
             return getattr(obj, name)
+    elif isinstance(obj, nn.Module) and PROGRAM_METHODS in vars(type(obj)):
+        return _program_module_attribute(obj, name, line)
     elif isinstance(obj, torch.optim.Optimizer) and name == "step" and "step" in vars(obj):
         return types.MethodType(_scheduled_step, obj)
     else:
@@ -81,6 +87,22 @@ def get_attribute(obj: object, name: str, line: int | None) -> object:
                 break
     raise Disallowed(f"'{type(obj).__name__}' attribute '{name}' is not available here",
                      line=line, hint_key=al.REFUSAL_HINTS.get(name, "hint.disallowed_name"))
+
+
+def _program_module_attribute(module: nn.Module, name: str, line: int | None) -> object:
+    """An attribute of an instance of the program's own nn.Module class (classes.py): a
+    module's, one of the class's methods, or what the program set on it (self.fc1 = ...)."""
+    held = vars(module)
+    if name in al.MODULE_ATTRIBUTES or name in vars(type(module))[PROGRAM_METHODS] or \
+            name in held or any(name in held.get(kind, ()) for kind in _MODULE_STORES):
+        return getattr(module, name)
+    if hasattr(type(module), name):  # nn.Module's, but not on the list
+        raise Disallowed(f"'{type(module).__name__}' attribute '{name}' is not available here",
+                         line=line, hint_key=al.REFUSAL_HINTS.get(name, "hint.disallowed_name"))
+    raise AttributeError(f"'{type(module).__name__}' object has no attribute '{name}'")
+
+
+_MODULE_STORES = ("_parameters", "_modules", "_buffers")  # where nn.Module keeps what it holds
 
 
 def _scheduled_step(optimizer: torch.optim.Optimizer, *args: object, **kwargs: object) -> object:
@@ -96,7 +118,8 @@ def _scheduled_step(optimizer: torch.optim.Optimizer, *args: object, **kwargs: o
 
 
 def set_attribute(obj: object, name: str, value: object, line: int | None) -> None:
-    """obj.name = value, for tensors' grad/requires_grad/data and a ctx's own fields."""
+    """obj.name = value, for tensors' grad/requires_grad/data and the fields of a ctx or of a
+    program's own module."""
     check_name(name, line)
     if obj is None:  # w.grad.data = ... before backward(): Python's error, as get_attribute's
         raise AttributeError(f"'NoneType' object has no attribute '{name}'")
@@ -104,6 +127,9 @@ def set_attribute(obj: object, name: str, value: object, line: int | None) -> No
         setattr(obj, name, value)
     elif isinstance(obj, torch.autograd.function.FunctionCtx) and not hasattr(type(obj), name):
         setattr(obj, name, value)
+    elif isinstance(obj, nn.Module) and PROGRAM_METHODS in vars(type(obj)) and \
+            not hasattr(type(obj), name):  # self.fc1 = nn.Linear(...); not its methods
+        setattr(obj, name, value)  # nn.Module's __setattr__ registers modules and parameters
     else:
         raise Disallowed(f"cannot set '{name}' on '{type(obj).__name__}'", line=line,
                          hint_key="hint.disallowed_name")

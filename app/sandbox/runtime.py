@@ -229,7 +229,7 @@ class Runtime:
 
     def _is_allowed(self, fn: object) -> bool:
         return id(fn) in _ALLOWED_IDS or id(fn) in self._made_ids or \
-            self.functions.is_user_function(fn)
+            self.functions.is_user_function(fn) or self.functions.is_module_class(fn)
 
     def binary(self, op: ast.operator, a: Any, b: Any, inplace: bool = False) -> Any:
         symbol, plain, augmented = _BINARY[type(op)]

@@ -8,10 +8,13 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 
+import torch
+
 from app.errors import AppError, Disallowed, Timeout
 from app.sandbox import allowlist as al
 from app.sandbox import guards
 from app.sandbox.builtins import EXCEPTIONS
+from app.sandbox.classes import super_init
 from app.sandbox.evaluator import Evaluator
 from app.sandbox.limits import Limits
 from app.sandbox.runtime import Recorder
@@ -58,7 +61,22 @@ class Machine(Evaluator):
     # --- statements ----------------------------------------------------------------------------
 
     def _expr(self, node: ast.Expr, scope: Scope) -> None:
+        if isinstance(node.value, ast.Call) and super_init(node.value):
+            self._super_init(scope)
+            return
         self.evaluate(node.value, scope)
+
+    def _super_init(self, scope: Scope) -> None:
+        """super().__init__() in the __init__ of a program's nn.Module class (classes.py)."""
+        function = self.function
+        if function is None or not function.module_init:
+            raise Disallowed("super().__init__() belongs in the __init__ of a class that "
+                             "extends nn.Module", line=self.line, hint_key="hint.disallowed_name")
+        spec = function.args
+        this = scope.vars.get((spec.posonlyargs or spec.args)[0].arg)  # self
+        if not isinstance(this, torch.nn.Module):
+            raise TypeError("super(type, obj): obj must be an instance or subtype of type")
+        torch.nn.Module.__init__(this)
 
     def _assign(self, node: ast.Assign, scope: Scope) -> None:
         value = self.evaluate(node.value, scope)
@@ -174,7 +192,7 @@ class Machine(Evaluator):
         scope.set(node.name, function)
 
     def _class_def(self, node: ast.ClassDef, scope: Scope) -> None:
-        scope.set(node.name, self.functions.make_autograd_function(node, scope))
+        scope.set(node.name, self.functions.make_class(node, scope))
 
     def _with(self, node: ast.With, scope: Scope) -> None:
         with ExitStack() as stack:

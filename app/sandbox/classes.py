@@ -1,0 +1,118 @@
+"""The classes a program may define: `class X(torch.autograd.Function)` and `class X(nn.Module)`.
+
+Their methods are the program's own functions (functions.UserFunction), so torch calls them back
+(apply, a module's __call__) through the same interpreter, under the same limits. A class is made
+with type(), from nothing but those methods.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+import torch
+from torch import nn
+
+from app.errors import Disallowed
+from app.sandbox import guards
+from app.sandbox.guards import PROGRAM_METHODS
+
+if TYPE_CHECKING:
+    from app.sandbox.functions import Functions, UserFunction
+    from app.sandbox.scope import Scope
+
+
+def make_class(functions: Functions, node: ast.ClassDef, scope: Scope) -> type:
+    """The class a `class` statement defines: one base, torch.autograd.Function or nn.Module."""
+    machine = functions.machine
+    guards.check_name(node.name, machine.line)
+    base = machine.evaluate(node.bases[0], scope) if len(node.bases) == 1 else None
+    if node.keywords or node.decorator_list or base not in (torch.autograd.Function, nn.Module):
+        raise Disallowed("a class may extend torch.autograd.Function or nn.Module, as in "
+                         "'class MyReLU(torch.autograd.Function):' or 'class Net(nn.Module):'",
+                         line=machine.line, hint_key="hint.disallowed_syntax")
+    make = _autograd_function if base is torch.autograd.Function else _module
+    cls = make(functions, node, scope)
+    functions.classes.add(cls)
+    return cls
+
+
+def _methods(node: ast.ClassDef) -> list[ast.FunctionDef]:
+    """The class body's functions; a docstring or pass may stand beside them, nothing else."""
+    methods = []
+    for stmt in node.body:
+        if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr)
+                                          and isinstance(stmt.value, ast.Constant)):
+            continue
+        if not isinstance(stmt, ast.FunctionDef):
+            raise Disallowed("a class body here holds only its functions (methods)",
+                             line=stmt.lineno, hint_key="hint.disallowed_syntax")
+        methods.append(stmt)
+    return methods
+
+
+def _autograd_function(functions: Functions, node: ast.ClassDef, scope: Scope) -> type:
+    """@staticmethod forward(ctx, ...) and backward(ctx, ...), and nothing else.
+
+    .. note:: torch names the backward node after the class: MyReLU's is MyReLUBackward.
+    """
+    members: dict[str, Any] = {}
+    for stmt in _methods(node):
+        if not (len(stmt.decorator_list) == 1 and isinstance(stmt.decorator_list[0], ast.Name)
+                and stmt.decorator_list[0].id == "staticmethod"):
+            raise Disallowed("an autograd.Function's body holds only @staticmethod "
+                             "functions (forward, backward)", line=stmt.lineno,
+                             hint_key="hint.disallowed_syntax")
+        members[stmt.name] = staticmethod(
+            functions.make_function(stmt, scope, f"{node.name}.{stmt.name}"))
+    return type(node.name, (torch.autograd.Function,), members)
+
+
+def _module(functions: Functions, node: ast.ClassDef, scope: Scope) -> type:
+    """__init__ (which starts with super().__init__()), forward, and methods of the program's own.
+
+    .. note:: `__init__` is the one dunder name a program may write, and only here: the
+       interpreter runs `super().__init__()` in it as nn.Module.__init__(self) (statements.py),
+       the only use of super() it allows. Methods may not replace nn.Module's own (parameters,
+       to, state_dict, ...), which torch calls itself; forward is the one a module must have.
+    """
+    members: dict[str, Any] = {}
+    for stmt in _methods(node):
+        name = stmt.name
+        if stmt.decorator_list:
+            raise Disallowed("a module's methods take no decorators here", line=stmt.lineno,
+                             hint_key="hint.disallowed_syntax")
+        if name != "__init__":
+            guards.check_name(name, stmt.lineno)
+            if name != "forward" and hasattr(nn.Module, name):
+                raise Disallowed(f"'{name}' is nn.Module's own method; give yours another name",
+                                 line=stmt.lineno, hint_key="hint.disallowed_name")
+        if not (stmt.args.args or stmt.args.posonlyargs):
+            raise Disallowed(f"{node.name}.{name}() needs self as its first parameter",
+                             line=stmt.lineno, hint_key="hint.disallowed_syntax")
+        fn = functions.make_function(stmt, scope, f"{node.name}.{name}",
+                                     check_name=name != "__init__")
+        fn.module_init = name == "__init__"
+        members[name] = _method(fn)
+    members[PROGRAM_METHODS] = frozenset(name for name in members if name != "__init__")
+    return type(node.name, (nn.Module,), members)
+
+
+def _method(fn: UserFunction) -> Any:
+    """fn as a method: a plain function, which Python binds to the instance (self)."""
+    def method(*args: Any, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    method.__name__, method.__qualname__ = fn.__name__, fn.__qualname__
+    return method
+
+
+def super_init(node: ast.expr) -> bool:
+    """Whether node is `super().__init__()` or `super(Net, self).__init__()`."""
+    if not (isinstance(node, ast.Call) and not node.args and not node.keywords
+            and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__"):
+        return False
+    inner = node.func.value
+    return isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and \
+        inner.func.id == "super" and not inner.keywords and \
+        len(inner.args) in (0, 2) and all(isinstance(a, ast.Name) for a in inner.args)
