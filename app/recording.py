@@ -135,6 +135,13 @@ class GraphRecorder:
                     and len(self.module_outputs) < self.limits.graph_nodes:
                 self.module_outputs[id(t)] = (t, module)  # the innermost module wins
 
+    def made(self, tensor: torch.Tensor) -> None:
+        # torch.tanh(self.fc1(x)) in a Net's forward: the tanh is the Net call's, though no
+        # module returned it (the graph lab draws each module call as one box).
+        if self._stack and id(tensor) not in self.module_outputs and \
+                len(self.module_outputs) < self.limits.graph_nodes:
+            self.module_outputs[id(tensor)] = (tensor, self._stack[-1])
+
     def let_go(self, named: set[int]) -> None:
         """At the memory limit (Runtime._let_go): forget module outputs the program does not
         name, and the saved tensors read before each backward call (a trace reads a reachable

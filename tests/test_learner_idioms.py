@@ -420,3 +420,5 @@ loss.backward()
     leaves = {node.name for node in graph.nodes if node.kind == "leaf"}
     assert leaves == {"net.fc1.weight", "net.fc1.bias", "net.fc2.weight", "net.fc2.bias"}
     assert {node.line for node in graph.nodes if node.op == "AddmmBackward0"} == {9}
+    # relu is no layer's output, but the Net call made it: drawn in the Net's box
+    assert {node.module for node in graph.nodes if node.op == "ReluBackward0"} == {"net"}

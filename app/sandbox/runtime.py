@@ -74,6 +74,9 @@ class Recorder(Protocol):
     def let_go(self, named: set[int]) -> None:
         """Drop what is kept of tensors whose ids are not in `named` (see Runtime._let_go)."""
 
+    def made(self, tensor: torch.Tensor) -> None:
+        """The program's own code made tensor (in a module's forward, it is that module's)."""
+
 
 _NAMESPACES = al.build_namespaces()
 _PRELUDE = {"torch": _NAMESPACES["torch"], "nn": _NAMESPACES["torch.nn"],
@@ -272,6 +275,8 @@ class Runtime:
         kept = tuple(x for x in inputs[:8] if isinstance(x, (torch.Tensor, int, float)))
         self.produced[id(tensor)] = Produced(tensor, self.line or 0, op, kept,
                                              torch.is_grad_enabled())
+        if self.recorder is not None:
+            self.recorder.made(tensor)
 
     def _let_go(self) -> None:
         """The program's tensors are past the memory limit: keep records only of those it names.
