@@ -438,6 +438,15 @@ _PYTHON_SEMANTICS = {
         "print(any(check(t) for t in ts), all(check(t) for t in ts))\n"
         "step = 0\ndef f():\n    step += 1\n"
         "try:\n    f()\nexcept UnboundLocalError as e:\n    print('unbound:', e)\n"),
+    "global-names-are-the-programs-own": (
+        "import torch\nstep = 0\nbest = None\ndef train_step(loss):\n    global step, best\n"
+        "    step += 1\n    if best is None or loss < best:\n        best = loss\n"
+        "    return step\nfor loss in [torch.tensor(0.5), torch.tensor(0.2), torch.tensor(0.9)]:\n"
+        "    train_step(loss)\nprint(step, best)\n"
+        "def reset():\n    global step\n    del step\nreset()\n"
+        "try:\n    print(step)\nexcept NameError as e:\n    print(e)\n"
+        "def outer():\n    global total\n    total = 1\n    def inner():\n"
+        "        return total + 1\n    return inner()\nprint(outer(), total)\n"),
     "except-as-unbinds-its-name-afterwards": (
         "e = 'before'\ntry:\n    1 / 0\nexcept ZeroDivisionError as e:\n    print('caught', e)\n"
         "try:\n    print(e)\nexcept NameError as err:\n    print(err)\n"),

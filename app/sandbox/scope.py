@@ -32,18 +32,25 @@ class Return(ControlFlow):
 class Scope:
     """Variables of the program or of one function call, with the enclosing scope behind."""
 
-    __slots__ = ("vars", "parent", "locals")
+    __slots__ = ("vars", "parent", "locals", "declared", "top")
 
-    def __init__(self, parent: Scope | None = None,
-                 local_names: frozenset[str] = frozenset()) -> None:
+    def __init__(self, parent: Scope | None = None, local_names: frozenset[str] = frozenset(),
+                 declared_global: frozenset[str] = frozenset()) -> None:
         self.vars: dict[str, object] = {}
         self.parent = parent
         self.locals = local_names  # a function's: see functions.local_names
+        self.declared = declared_global  # its `global` names: the program's own scope's
+        top = self
+        while declared_global and top.parent is not None:
+            top = top.parent
+        self.top = top
 
     def get(self, name: str, machine: Runtime) -> object:
         guards.check_name(name, machine.line)
         scope: Scope | None = self
         while scope is not None:
+            if name in scope.declared:
+                scope = scope.top
             if name in scope.vars:
                 return scope.vars[name]
             if name in scope.locals:  # a function's own name, not bound yet
@@ -61,10 +68,11 @@ class Scope:
         raise NameError(f"name '{name}' is not defined")
 
     def set(self, name: str, value: object) -> None:
-        self.vars[name] = value
+        (self.top if name in self.declared else self).vars[name] = value
 
     def delete(self, name: str, machine: Runtime) -> None:
         guards.check_name(name, machine.line)
-        if name not in self.vars:
+        names = (self.top if name in self.declared else self).vars
+        if name not in names:
             raise NameError(f"name '{name}' is not defined")
-        del self.vars[name]
+        del names[name]

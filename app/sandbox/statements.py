@@ -141,6 +141,10 @@ class Machine(Evaluator):
     def _pass(self, node: ast.Pass, scope: Scope) -> None:
         pass
 
+    def _global(self, node: ast.Global, scope: Scope) -> None:
+        for name in node.names:  # a declaration: functions.local_names reads it from the def
+            guards.check_name(name, self.line)
+
     def _return(self, node: ast.Return, scope: Scope) -> None:
         raise Return(None if node.value is None else self.evaluate(node.value, scope))
 
@@ -298,7 +302,7 @@ _STATEMENTS: dict[type[ast.stmt], Callable[[Machine, Any, Scope], None]] = {
     ast.AugAssign: Machine._aug_assign, ast.If: Machine._if, ast.For: Machine._for,
     ast.While: Machine._while, ast.Break: Machine._break, ast.Continue: Machine._continue,
     ast.Pass: Machine._pass, ast.Return: Machine._return, ast.Delete: Machine._delete,
-    ast.Raise: Machine._raise,
+    ast.Raise: Machine._raise, ast.Global: Machine._global,
     ast.Assert: Machine._assert, ast.FunctionDef: Machine._function_def,
     ast.ClassDef: Machine._class_def, ast.With: Machine._with, ast.Try: Machine._try,
     ast.Import: Machine._import, ast.ImportFrom: Machine._import_from,
