@@ -562,6 +562,12 @@ EXHAUSTION = [
     case("replace-grows", "s = ('a' * 100000).replace('a', 'aa')", "too_large"),
     case("replace-empty", "s = ('a' * 1000).replace('', 'b' * 1000)", "too_large"),
     case("join-as-key", "s = sorted(['x' * 1000], key=('a' * 1000).join)", "too_large"),
+    # Convolutions and adaptive pooling are measured on the meta device first.
+    case("conv2d-many-channels", "y = F.conv2d(torch.ones(1, 1, 3000, 3000), "
+         "torch.ones(200, 1, 1, 1))", "too_large"),
+    case("conv2d-huge-layer", "c = nn.Conv2d(1000, 1000, 100)", "too_large"),
+    case("adaptive-pool-huge", "y = F.adaptive_avg_pool2d(torch.ones(1, 1, 2, 2), 10**5)",
+         "too_large"),
     case("join-as-sort-key", "xs = ['x' * 1000]\nxs.sort(key=('a' * 1000).join)", "too_large", 2),
     case("join-as-max-key", "m = max(['a' * 1000], key=('b' * 1000).join)", "too_large"),
     case("format-width", "s = f'{1:999999999}'", "too_large"),

@@ -422,3 +422,38 @@ loss.backward()
     assert {node.line for node in graph.nodes if node.op == "AddmmBackward0"} == {9}
     # relu is no layer's output, but the Net call made it: drawn in the Net's box
     assert {node.module for node in graph.nodes if node.op == "ReluBackward0"} == {"net"}
+
+
+# --- convolutions --------------------------------------------------------------------------
+
+_CNN = """import torch
+import torch.nn as nn
+import torch.nn.functional as F
+class CNN(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 4, kernel_size=3, padding=1)
+        self.bn = nn.BatchNorm2d(4)
+        self.pool = nn.MaxPool2d(2)
+        self.conv2 = nn.Conv2d(4, 8, 3)
+        self.gap = nn.AdaptiveAvgPool2d(1)
+        self.fc = nn.Linear(8, 3)
+    def forward(self, x):
+        x = self.pool(F.relu(self.bn(self.conv1(x))))
+        x = F.avg_pool2d(F.relu(self.conv2(x)), 1)
+        return self.fc(torch.flatten(self.gap(x), 1))
+net = CNN()
+x = torch.randn(2, 1, 8, 8)
+loss = F.cross_entropy(net(x), torch.tensor([0, 2]))
+loss.backward()
+print(loss, net.conv1.weight.grad.shape, net.conv1.weight.grad.abs().sum())
+sig = torch.randn(1, 2, 16)
+print(F.conv1d(sig, torch.ones(3, 2, 5)).shape, F.max_pool1d(sig, 2).shape)
+print(nn.AvgPool1d(4)(sig).shape, nn.Conv1d(2, 1, 3)(sig).shape)
+"""
+
+
+def test_a_small_cnn_trains_one_step_as_in_python() -> None:
+    printed = jobs.graph(_CNN, "cpu", Limits()).stdout
+    torch.manual_seed(0)  # as every run in the lab starts
+    assert printed == plain_stdout(_CNN)

@@ -85,6 +85,7 @@ broadcast_to broadcast_tensors repeat_interleave tile diag diag_embed index_sele
 expand expand_as repeat new_zeros new_ones new_full new_empty one_hot pad histc multinomial
 bincount linalg_svd linalg_qr linalg_pinv linalg_multi_dot linalg_matmul
 nonzero argwhere
+conv1d conv2d adaptive_avg_pool1d adaptive_avg_pool2d adaptive_max_pool1d adaptive_max_pool2d
 """.split())
 
 # The calls among them that make a tensor from sizes alone; measured with device="meta".
@@ -96,6 +97,8 @@ NN_CLASSES = frozenset("""
 Module Parameter Linear Bilinear Identity Sequential ModuleList Flatten Unflatten
 ReLU ReLU6 LeakyReLU PReLU ELU SELU GELU SiLU Mish Sigmoid Tanh Softplus Softsign Hardtanh
 Softmax LogSoftmax Dropout BatchNorm1d LayerNorm Embedding
+Conv1d Conv2d MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d AdaptiveAvgPool2d
+BatchNorm2d
 MSELoss L1Loss SmoothL1Loss HuberLoss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss
 KLDivLoss
 """.split())
@@ -105,6 +108,7 @@ relu relu6 leaky_relu elu selu gelu silu mish sigmoid tanh softplus softsign har
 log_softmax dropout linear bilinear normalize one_hot pad layer_norm batch_norm embedding
 mse_loss l1_loss smooth_l1_loss huber_loss cross_entropy nll_loss binary_cross_entropy
 binary_cross_entropy_with_logits kl_div cosine_similarity pairwise_distance
+conv1d conv2d max_pool1d max_pool2d avg_pool1d avg_pool2d adaptive_avg_pool1d adaptive_avg_pool2d
 """.split())
 
 NN_INIT = frozenset("""
