@@ -292,6 +292,10 @@ ESCAPES = [
     case("sort-key-grad-fn", "y = torch.ones(1, requires_grad=True) * 2\nxs = [1]\n"
          "xs.sort(key=y.grad_fn)", line=3),
     case("sort-key-in-lambda", "xs = [10**9]\nxs.sort(key=lambda n: torch.Tensor(n))", line=2),
+    case("map-legacy-constructor", "xs = list(map(torch.Tensor, [10**9]))"),
+    case("filter-grad-fn", "y = torch.ones(1, requires_grad=True) * 2\n"
+         "xs = list(filter(y.grad_fn, [1]))", line=2),
+    case("map-private", "m = map(abs, [1])\nf = m._items", line=2),
     case("apply-legacy-constructor", "m = nn.Linear(1, 1)\nm.apply(torch.Tensor)", line=2),
     case("hook-legacy-constructor", "x = torch.ones(1, requires_grad=True)\n"
          "x.register_hook(torch.Tensor)\nx.sum().backward()", line=3),

@@ -457,3 +457,21 @@ def test_a_small_cnn_trains_one_step_as_in_python() -> None:
     printed = jobs.graph(_CNN, "cpu", Limits()).stdout
     torch.manual_seed(0)  # as every run in the lab starts
     assert printed == plain_stdout(_CNN)
+
+
+def test_map_and_filter_are_lazy_and_checked_as_in_python() -> None:
+    _same_as_python("""import torch
+xs = ["1.5", "2", "-3"]
+vals = list(map(float, xs))
+print(vals, torch.tensor(list(map(float, xs))))
+print(list(map(lambda a, b: a * b, [1, 2, 3], [4, 5])))
+print(list(filter(lambda v: v > 0, vals)), list(filter(None, [0, 1, [], [2]])))
+ts = [torch.tensor(1.0), torch.tensor(-2.0)]
+print(sum(map(torch.abs, ts)), any(map(lambda t: t < 0, ts)))
+m = map(str, range(3))
+print(next(m), list(m))
+try:
+    map(abs)
+except TypeError as e:
+    print(e)
+""")

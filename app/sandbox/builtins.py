@@ -7,6 +7,7 @@ so `sum(range(10**15))` is refused by the step and size limits instead of tying 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from torch.autograd.gradcheck import GradcheckError
@@ -35,6 +36,24 @@ PLAIN: dict[str, object] = {
 }
 
 _ADD = ast.Add()
+
+
+class Lazy:
+    """What map() and filter() return: an iterator that makes its items as they are asked for."""
+
+    __slots__ = ("_kind", "_items")
+
+    def __init__(self, kind: str, items: Iterator[Any]) -> None:
+        self._kind, self._items = kind, items
+
+    def __iter__(self) -> Lazy:
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._items)
+
+    def __repr__(self) -> str:
+        return f"<{self._kind} object at {id(self):#x}>"
 
 
 def builtins_for(machine: Runtime) -> dict[str, object]:
@@ -98,6 +117,18 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
                              line=machine.line, hint_key="hint.disallowed_name")
         return iter(iterable)
 
+    # Lazy, as Python's, and each call goes through the checks the program's own calls get.
+    def map_(fn: Any, *iterables: Any) -> Lazy:
+        if not iterables:
+            raise TypeError("map() must have at least two arguments.")
+        call = machine.checked(fn)
+        rows = zip(*map(machine.iterate, iterables), strict=False)  # the shortest ends it
+        return Lazy("map", (call(*items) for items in rows))
+
+    def filter_(fn: Any, iterable: Any) -> Lazy:
+        keep = bool if fn is None else machine.checked(fn)
+        return Lazy("filter", (item for item in machine.iterate(iterable) if keep(item)))
+
     # Item by item, as Python's: any(check(t) for t in ts) stops at the first True.
     def any_(iterable: Any) -> bool:
         return any(machine.iterate(iterable))
@@ -121,6 +152,6 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
         "str": str_, "repr": repr_, "list": list_, "tuple": tuple_, "set": set_, "dict": dict_,
         "sorted": sorted_, "reversed": reversed_, "sum": sum_, "min": _extreme(min),
         "max": _extreme(max), "any": any_, "all": all_, "isinstance": isinstance_,
-        "iter": iter_,
+        "iter": iter_, "map": map_, "filter": filter_,
         "print": machine.print,
     }
