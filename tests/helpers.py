@@ -26,5 +26,5 @@ def plain_stdout(program: str) -> str:
     """What the program prints in a plain Python session: the oracle, not the app."""
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(program, "<p>", "exec"), {})
+        exec(compile(program, "<p>", "exec"), {"__name__": "__main__"})  # as `python p.py`
     return out.getvalue()

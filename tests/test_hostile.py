@@ -100,7 +100,6 @@ ESCAPES = [
     case("globals", "g = globals()"),
     case("locals", "l = locals()"),
     case("dir", "d = dir(torch)"),
-    case("type", "t = type(torch.ones(1))"),
     case("type-3-args", "T = type('T', (), {})"),
     case("compile", "c = compile('1', 'x', 'eval')"),
     case("exec", "exec('import os')"),
@@ -292,6 +291,10 @@ ESCAPES = [
     case("sort-key-grad-fn", "y = torch.ones(1, requires_grad=True) * 2\nxs = [1]\n"
          "xs.sort(key=y.grad_fn)", line=3),
     case("sort-key-in-lambda", "xs = [10**9]\nxs.sort(key=lambda n: torch.Tensor(n))", line=2),
+    case("type-of-a-tensor-called", "t = type(torch.ones(1))(5)"),
+    case("type-of-a-node-called", "f = type(torch.ones(1, requires_grad=True).sum().grad_fn)\n"
+         "g = f(1)", line=2),
+    case("type-name", "k = type(1).__name__"),
     case("map-legacy-constructor", "xs = list(map(torch.Tensor, [10**9]))"),
     case("filter-grad-fn", "y = torch.ones(1, requires_grad=True) * 2\n"
          "xs = list(filter(y.grad_fn, [1]))", line=2),

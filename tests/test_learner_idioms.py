@@ -475,3 +475,19 @@ try:
 except TypeError as e:
     print(e)
 """)
+
+
+def test_type_of_a_value_prints_and_compares_as_in_python() -> None:
+    _same_as_python("""import torch
+import torch.nn as nn
+x = torch.ones(2)
+print(type(x), type(x.shape), type(x.dtype), type(1.5), type([1]), type(x.tolist()))
+print(type(x) == torch.Tensor, type([]) == list, type(()) is tuple, type({}) != dict)
+print(type("a") is str, isinstance([], list), isinstance({}, (dict, list)), type(x.grad))
+m = nn.Linear(1, 1)
+print(type(m), type(m) is nn.Linear, type(m.weight))
+class Net(nn.Module):
+    def forward(self, x):
+        return x
+print(type(Net()), Net, type(Net()) is Net)
+""")

@@ -129,6 +129,15 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
         keep = bool if fn is None else machine.checked(fn)
         return Lazy("filter", (item for item in machine.iterate(iterable) if keep(item)))
 
+    def type_(obj: object, *more: object) -> type:
+        # Only type(x): type(name, bases, members) would make a class, past classes.py's checks.
+        # What comes back can be printed and compared; calling a class or reading one of its
+        # attributes is checked as for any other value.
+        if more:
+            raise Disallowed("type() takes one argument here; write a class statement to make "
+                             "a class", line=machine.line, hint_key="hint.disallowed_syntax")
+        return type(obj)
+
     # Item by item, as Python's: any(check(t) for t in ts) stops at the first True.
     def any_(iterable: Any) -> bool:
         return any(machine.iterate(iterable))
@@ -138,7 +147,8 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
 
     def isinstance_(obj: object, kinds: Any) -> bool:
         allowed = al.ISINSTANCE_TYPES
-        kinds = tuple(wrapped.get(k, k) for k in (kinds if isinstance(kinds, tuple) else (kinds,)))
+        kinds = tuple(machine.stands_for.get(id(k), k)
+                      for k in (kinds if isinstance(kinds, tuple) else (kinds,)))
         for kind in kinds:
             if kind not in allowed and kind not in machine.functions.classes:
                 raise Disallowed("isinstance() can check torch.Tensor, Python's own types and the "
@@ -147,11 +157,10 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
                                  hint_key="hint.disallowed_name")
         return isinstance(obj, kinds)
 
-    wrapped: dict[Any, type] = {list_: list, tuple_: tuple, dict_: dict, set_: set, str_: str}
     return {
         "str": str_, "repr": repr_, "list": list_, "tuple": tuple_, "set": set_, "dict": dict_,
         "sorted": sorted_, "reversed": reversed_, "sum": sum_, "min": _extreme(min),
         "max": _extreme(max), "any": any_, "all": all_, "isinstance": isinstance_,
-        "iter": iter_, "map": map_, "filter": filter_,
+        "iter": iter_, "map": map_, "filter": filter_, "type": type_,
         "print": machine.print,
     }

@@ -33,6 +33,7 @@ def make_class(functions: Functions, node: ast.ClassDef, scope: Scope) -> type:
                          line=machine.line, hint_key="hint.disallowed_syntax")
     make = _autograd_function if base is torch.autograd.Function else _module
     cls = make(functions, node, scope)
+    cls.__module__ = "__main__"  # as in a Python session: print(Net) is <class '__main__.Net'>
     functions.classes.add(cls)
     return cls
 

@@ -19,6 +19,7 @@ _UNARY: dict[type[ast.unaryop], Callable[[Any], Any]] = {
     ast.USub: operator.neg, ast.UAdd: operator.pos, ast.Invert: operator.invert,
     ast.Not: operator.not_,
 }
+_IDENTITY = (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)
 _COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], Any]] = {
     ast.Eq: operator.eq, ast.NotEq: operator.ne, ast.Lt: operator.lt, ast.LtE: operator.le,
     ast.Gt: operator.gt, ast.GtE: operator.ge, ast.Is: operator.is_, ast.IsNot: operator.is_not,
@@ -89,6 +90,9 @@ class Evaluator(Runtime):
             guards.check_operand(right, self.line)
             if isinstance(op, (ast.In, ast.NotIn)) and not _quick_membership(left, right):
                 right = self.materialize(right)  # `in` would walk it in C, unticked
+            if type(op) in _IDENTITY:  # type(x) == list: the class `list` stands for
+                left = self.stands_for.get(id(left), left)
+                right = self.stands_for.get(id(right), right)
             result = self.track(_COMPARE[type(op)](left, right))
             # a < b < c is (a < b) and (b < c): bool() of every result but the last, so a
             # tensor of several values is ambiguous there, as in Python.

@@ -146,6 +146,9 @@ class Runtime:
         self.builtins: dict[str, object] = {**made, **_SHARED_BUILTINS}
         # Not one set with _ALLOWED_IDS: copying that, 400 ids, was a fifth of a run's setup.
         self._made_ids = {id(v) for v in made.values()}
+        # list, tuple, dict, set and str are functions here (they count what they take): the
+        # classes they stand for, by id, for `type(x) == list` and `isinstance(x, list)`.
+        self.stands_for = {id(made[kind.__name__]): kind for kind in (list, tuple, dict, set, str)}
 
     # hooks the subclasses provide
     def tick(self, cost: int = 1) -> None:
