@@ -25,12 +25,15 @@ def program_names(namespace: dict[str, object]) -> tuple[dict[int, str], dict[in
         if isinstance(value, torch.Tensor):
             tensors.setdefault(id(value), name)
         elif isinstance(value, torch.nn.Module):
-            named = list(value.named_modules(prefix=name))
+            try:
+                named = list(value.named_modules(prefix=name))
+            except AttributeError:  # a module whose __init__ left out super().__init__()
+                named = [(name, value)]
             for sub, module in named:
                 modules[id(module)] = sub
             seen: set[int] = set()
             for sub, module in named:  # named_parameters(), without walking the modules again
-                for key, param in module._parameters.items():
+                for key, param in vars(module).get("_parameters", {}).items():
                     if param is not None and id(param) not in seen:
                         seen.add(id(param))
                         tensors.setdefault(id(param), f"{sub}.{key}")

@@ -114,8 +114,10 @@ class GraphRecorder:
 
     def __enter__(self) -> GraphRecorder:
         hooks = torch.nn.modules.module
+        # always_call: a forward that raises (and that the program catches) leaves its module
+        # too, or every later op would be drawn inside it
         self._handles = [hooks.register_module_forward_pre_hook(self._enter_module),
-                         hooks.register_module_forward_hook(self._leave_module)]
+                         hooks.register_module_forward_hook(self._leave_module, always_call=True)]
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -190,8 +190,8 @@ class TensorReads:
 
     def finite(self, t: torch.Tensor) -> bool:
         """all_finite(t) (True for a tensor of integers or bools)."""
-        if id(t) not in self._finite:
-            self._finite[id(t)] = not t.is_floating_point() or all_finite(t)
+        if id(t) not in self._finite:  # a meta tensor has no values: none of them NaN
+            self._finite[id(t)] = not t.is_floating_point() or t.is_meta or all_finite(t)
             self._held.append(t)
         return self._finite[id(t)]
 

@@ -569,6 +569,13 @@ EXHAUSTION = [
     case("replace-grows", "s = ('a' * 100000).replace('a', 'aa')", "too_large"),
     case("replace-empty", "s = ('a' * 1000).replace('', 'b' * 1000)", "too_large"),
     case("join-as-key", "s = sorted(['x' * 1000], key=('a' * 1000).join)", "too_large"),
+    # A function torch calls back, given by name, and what torch's own code would consume.
+    case("hook-by-keyword", "w = torch.zeros(100000, requires_grad=True)\nxs = []\n"
+         "h = w.register_hook(hook=xs.extend)\nfor i in range(60):\n    w.sum().backward()",
+         "timeout", None),
+    case("size-of-a-range", "s = torch.Size(range(10**8))", "too_large"),
+    case("optimizer-over-a-range", "o = optim.SGD(range(10**8), lr=0.1)", "too_large"),
+    case("optimizer-over-a-zip", "o = optim.SGD(zip(range(10**8)), lr=0.1)", "too_large"),
     # Convolutions and adaptive pooling are measured on the meta device first.
     case("conv2d-many-channels", "y = F.conv2d(torch.ones(1, 1, 3000, 3000), "
          "torch.ones(200, 1, 1, 1))", "too_large"),
@@ -693,6 +700,10 @@ TIME = [
     case("set-add-loop", "s = set()\nfor i in range(10**9):\n    s.add(i)", "timeout", None),
     case("next-loop", "it = iter(range(10**18))\nwhile True:\n    next(it)", "timeout", None),
     case("sort-key-steps", "xs = [0] * 50000\nxs.sort(key=lambda v: -v)", "timeout", 2),
+    # LBFGS calls its closure back from torch's Python: each call is a step
+    case("lbfgs-closure-loop", "w = torch.ones(2, requires_grad=True)\nw.grad = torch.ones(2)\n"
+         "o = optim.LBFGS([w], max_iter=10**9, tolerance_grad=-1.0, tolerance_change=-1.0, "
+         "history_size=1)\no.step(w.sum)", "timeout", None),
     case("gradcheck-big", "x = torch.randn(3000, dtype=torch.double, requires_grad=True)\n"
          "torch.autograd.gradcheck(torch.sin, (x,))", "timeout", None),
 ]

@@ -491,3 +491,92 @@ class Net(nn.Module):
         return x
 print(type(Net()), Net, type(Net()) is Net)
 """)
+
+
+# --- mistakes a learner makes with a model class, as Python reports them -----------------------
+
+_NO_SUPER = """import torch
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        self.k = 3
+    def forward(self, x):
+        return x
+n = Net()
+print("made", n.k)
+"""
+
+
+def test_a_model_whose_init_forgot_super_runs_as_far_as_python_gets() -> None:
+    # its fields work; the graph lab's trace of it must not fail where Python did not
+    _same_as_python(_NO_SUPER)
+    with pytest.raises(ProgramError) as caught:
+        jobs.graph(_NO_SUPER + "print(n)\n", "cpu", Limits())
+    assert caught.value.message == "AttributeError: 'Net' object has no attribute '_modules'"
+    assert caught.value.line == 10
+    assert caught.value.status == 400
+
+
+def test_an_error_whose_value_cannot_be_written_is_still_a_400() -> None:
+    with pytest.raises(ProgramError) as caught:
+        jobs.graph(_NO_SUPER + "d = {}\nd[n]\n", "cpu", Limits())
+    assert caught.value.message.startswith("KeyError: (the value in this message could not")
+
+
+@pytest.mark.parametrize("init", ["self = other\n        super().__init__()",
+                                  "super(torch, print).__init__()"])
+def test_super_init_on_anything_but_the_instance_is_pythons_type_error(init: str) -> None:
+    program = f"""import torch
+import torch.nn as nn
+other = nn.Linear(2, 2)
+class Net(nn.Module):
+    def __init__(self):
+        {init}
+try:
+    Net()
+except TypeError as e:
+    print(e)
+print(other)
+"""
+    assert _same_as_python(program).startswith("super(")  # TypeError: super(...) ...
+
+
+def test_a_model_on_the_meta_device_is_drawn_without_values() -> None:
+    graph = jobs.graph("""import torch
+import torch.nn as nn
+n = nn.Linear(2, 2).to("meta")
+y = n(torch.ones(2, 2, device="meta"))
+print(y.shape)
+""", "cpu", Limits())
+    assert graph.stdout == "torch.Size([2, 2])\n"
+    assert graph.first_nonfinite is None
+
+
+def test_ops_after_a_forward_that_raised_are_not_drawn_inside_its_module() -> None:
+    graph = jobs.graph("""import torch
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+    def forward(self, x):
+        h = self.fc(x)
+        raise ValueError("no")
+n = Net()
+try:
+    n(torch.ones(2))
+except ValueError:
+    pass
+a = torch.ones(2, requires_grad=True)
+b = a * 3
+""", "cpu", Limits())
+    assert [node.module for node in graph.nodes if node.name in ("a", "b")] == [None, None]
+
+
+def test_a_stop_iteration_in_maps_function_ends_it_as_in_python() -> None:
+    _same_as_python("""def f(v):
+    if v > 2:
+        raise StopIteration
+    return v * 10
+print(list(map(f, [1, 2, 3, 4])), list(filter(f, [1, 2, 3])))
+""")

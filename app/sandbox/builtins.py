@@ -7,7 +7,7 @@ so `sum(range(10**15))` is refused by the step and size limits instead of tying 
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from torch.autograd.gradcheck import GradcheckError
@@ -39,18 +39,27 @@ _ADD = ast.Add()
 
 
 class Lazy:
-    """What map() and filter() return: an iterator that makes its items as they are asked for."""
+    """What map() and filter() return: an iterator that makes its items as they are asked for.
 
-    __slots__ = ("_kind", "_items")
+    Not a generator: a StopIteration the function raises ends the iteration, as with Python's
+    own map, where a generator would turn it into a RuntimeError (PEP 479).
+    """
 
-    def __init__(self, kind: str, items: Iterator[Any]) -> None:
-        self._kind, self._items = kind, items
+    __slots__ = ("_kind", "_fn", "_rows")
+
+    def __init__(self, kind: str, fn: Callable[..., Any], rows: Iterator[Any]) -> None:
+        self._kind, self._fn, self._rows = kind, fn, rows
 
     def __iter__(self) -> Lazy:
         return self
 
     def __next__(self) -> Any:
-        return next(self._items)
+        if self._kind == "map":
+            return self._fn(*next(self._rows))
+        while True:
+            item = next(self._rows)
+            if self._fn(item):
+                return item
 
     def __repr__(self) -> str:
         return f"<{self._kind} object at {id(self):#x}>"
@@ -121,13 +130,12 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
     def map_(fn: Any, *iterables: Any) -> Lazy:
         if not iterables:
             raise TypeError("map() must have at least two arguments.")
-        call = machine.checked(fn)
         rows = zip(*map(machine.iterate, iterables), strict=False)  # the shortest ends it
-        return Lazy("map", (call(*items) for items in rows))
+        return Lazy("map", machine.checked(fn), rows)
 
     def filter_(fn: Any, iterable: Any) -> Lazy:
-        keep = bool if fn is None else machine.checked(fn)
-        return Lazy("filter", (item for item in machine.iterate(iterable) if keep(item)))
+        return Lazy("filter", bool if fn is None else machine.checked(fn),
+                    machine.iterate(iterable))
 
     def type_(obj: object, *more: object) -> type:
         # Only type(x): type(name, bases, members) would make a class, past classes.py's checks.

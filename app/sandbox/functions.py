@@ -64,6 +64,8 @@ class UserFunction:
         caller_line, caller = machine.line, machine.function
         machine.depth += 1
         machine.function = self
+        if self.module_init:  # the instance being made, whatever `self` is bound to later
+            machine.initializing.append(args[0] if args else None)
         try:
             with machine.guarded(), _entered(self.modes):  # guarded: also when torch calls it
                 if isinstance(self.body, ast.expr):  # a lambda: its errors are its own line's
@@ -80,6 +82,8 @@ class UserFunction:
         finally:
             machine.depth -= 1
             machine.line, machine.function = caller_line, caller
+            if self.module_init:
+                machine.initializing.pop()
 
     def _bind(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> dict[str, Any]:
         """The call's arguments by parameter name; the TypeErrors, in the order and words of

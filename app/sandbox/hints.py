@@ -60,7 +60,11 @@ _MESSAGE_CHARS = 2_000
 def text_of(exc: BaseException) -> str:
     """str(exc), cut at 2,000 characters, and never built when it would be far longer:
     str(KeyError(key)) is repr(key), which can be a value far too big to write out."""
-    if sizes.text_size(exc.args, _MESSAGE_CHARS) > _MESSAGE_CHARS:
-        return "(the value in this message is too long to show)"
-    text = str(exc)
+    try:
+        if sizes.text_size(exc.args, _MESSAGE_CHARS) > _MESSAGE_CHARS:
+            return "(the value in this message is too long to show)"
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - a program's value that cannot be written (a module
+        # missing its super().__init__(), one that holds itself): the error still has its kind
+        return "(the value in this message could not be written)"
     return text if len(text) <= _MESSAGE_CHARS else text[:_MESSAGE_CHARS] + "..."

@@ -92,6 +92,7 @@ def _callables(spaces: Iterable[al.Namespace]) -> set[int]:
 
 
 _SHARED_BUILTINS = {**PLAIN, **EXCEPTIONS, **_PRELUDE}
+_BUILTIN_IDS = {id(v) for v in _SHARED_BUILTINS.values() if callable(v)}
 # What a program may call, but for the builtins each run makes (Runtime._made_ids) and its own
 # functions: the allow-list's callables and the shared builtins.
 _ALLOWED_IDS = _callables(_NAMESPACES.values()) | {
@@ -115,6 +116,8 @@ _BINARY = {
 _CALLBACKS = frozenset("""apply register_hook register_prehook register_forward_hook
 register_forward_pre_hook register_full_backward_hook register_full_backward_pre_hook""".split())
 _CALLBACK_OWNERS = (torch.Tensor, torch.nn.Module, torch.autograd.graph.Node)
+_CALLBACK_NAMES = frozenset(("hook", "fn", "closure"))  # the parameters that take them
+_STEPS = frozenset(("step", "_scheduled_step"))  # optimizer.step(closure), also once scheduled
 
 # Values the sequence limit has measured. Anything else that `in`, `list +=`, `dict |=`,
 # `xs[:] =`, extend or update would walk in C (a range, zip(...), a tensor) is walked here first.
@@ -132,6 +135,7 @@ class Runtime:
         self.steps = 0
         self.depth = 0
         self.function: UserFunction | None = None  # the program's function running now
+        self.initializing: list[object] = []  # the program's modules whose __init__ runs now
         self.line: int | None = None
         self.stdout: list[str] = []
         self.stdout_bytes = 0
@@ -191,10 +195,15 @@ class Runtime:
             args = [a if isinstance(a, SIZED) else self.materialize(a) for a in args]
         elif isinstance(owner, str) and name in ("join", "replace") and args:
             args = self._sized_text(owner, name, args)
-        elif name in _CALLBACKS and args and isinstance(owner, _CALLBACK_OWNERS):
-            # torch calls these back (model.apply(init), hooks) from C or its own Python:
-            # through the checks the program's own call gets, whatever it passed.
-            args = [self.checked(args[0]), *args[1:]]
+        elif name in _CALLBACKS and isinstance(owner, _CALLBACK_OWNERS) or \
+                name in _STEPS and isinstance(owner, torch.optim.Optimizer):
+            # torch calls these back (model.apply(init), hooks, LBFGS's closure) from C or
+            # its own Python: through the checks the program's own call gets, whatever it
+            # passed, positionally or by name.
+            if args and args[0] is not None:
+                args = [self.checked(args[0]), *args[1:]]
+            kwargs = {key: self.checked(value) if key in _CALLBACK_NAMES and value is not None
+                      else value for key, value in kwargs.items()}
         elif isinstance(owner, list) and name == "sort" and kwargs.get("key") is not None:
             kwargs = {**kwargs, "key": self.checked(kwargs["key"])}  # as sorted()'s key
         elif isinstance(owner, str) and name in al.STR_WIDTHS and args:
@@ -203,6 +212,11 @@ class Runtime:
             args = [width, *args[1:]]
         elif isinstance(owner, numpy.ndarray) and name == "tolist":
             sizes.check_sequence(owner.size, self.limits, self.line)  # torch's own is measured
+        if id(fn) not in _BUILTIN_IDS and id(fn) not in self._made_ids:
+            # torch's own code consumes what it is given in C or its own Python, unticked:
+            # a range is measured, an iterator (a generator, zip, map) walked here first.
+            args = [self._measured(a) for a in args]
+            kwargs = {key: self._measured(value) for key, value in kwargs.items()}
         if self.recorder is not None and self.recorder.intercepts(fn):
             result = self.recorder.call(fn, args, kwargs, self.line or 0)
         else:
@@ -213,8 +227,21 @@ class Runtime:
         return self.track(result, name, inputs)
 
     def checked(self, fn: Any) -> Callable[..., Any]:
-        """fn for torch or C to call back: each call goes through `call`, with its checks."""
-        return lambda *args, **kwargs: self.call(fn, list(args), kwargs)
+        """fn for torch or C to call back: each call is a step, and goes through `call`, with
+        its checks (LBFGS(max_iter=10**9) calling back w.sum would otherwise never tick)."""
+        def call_back(*args: Any, **kwargs: Any) -> Any:
+            self.tick()
+            return self.call(fn, list(args), kwargs)
+        return call_back
+
+    def _measured(self, value: Any) -> Any:
+        if isinstance(value, torch.Tensor):  # nearly every value: asked first
+            return value
+        if type(value) is range:
+            sizes.check_sequence(len(value), self.limits, self.line)
+        elif isinstance(value, Iterator):
+            return self.materialize(value)
+        return value
 
     def _sized_text(self, text: str, name: str, args: list[Any]) -> list[Any]:
         """Bound what sep.join(items) and text.replace(old, new) would build in C."""

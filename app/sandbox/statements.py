@@ -6,7 +6,7 @@ import ast
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -62,19 +62,27 @@ class Machine(Evaluator):
 
     def _expr(self, node: ast.Expr, scope: Scope) -> None:
         if isinstance(node.value, ast.Call) and super_init(node.value):
-            self._super_init(scope)
+            self._super_init(node.value, scope)
             return
         self.evaluate(node.value, scope)
 
-    def _super_init(self, scope: Scope) -> None:
-        """super().__init__() in the __init__ of a program's nn.Module class (classes.py)."""
+    def _super_init(self, call: ast.Call, scope: Scope) -> None:
+        """super().__init__() in the __init__ of a program's nn.Module class (classes.py): on
+        the instance being made, whatever its `self` now names."""
         function = self.function
         if function is None or not function.module_init:
             raise Disallowed("super().__init__() belongs in the __init__ of a class that "
                              "extends nn.Module", line=self.line, hint_key="hint.disallowed_name")
+        this = self.initializing[-1]
         spec = function.args
-        this = scope.vars.get((spec.posonlyargs or spec.args)[0].arg)  # self
-        if not isinstance(this, torch.nn.Module):
+        now = scope.vars.get((spec.posonlyargs or spec.args)[0].arg)  # Python's super() reads it
+        named = cast(ast.Call, cast(ast.Attribute, call.func).value).args  # super(Net, self)
+        kind, obj = ((self.evaluate(named[0], scope), self.evaluate(named[1], scope)) if named
+                     else (type(this), now))
+        if not isinstance(kind, type):
+            given = "module" if isinstance(kind, al.Namespace) else type(kind).__name__
+            raise TypeError(f"super() argument 1 must be a type, not {given}")
+        if not isinstance(this, torch.nn.Module) or kind is not type(this) or obj is not this:
             raise TypeError("super(type, obj): obj must be an instance or subtype of type")
         torch.nn.Module.__init__(this)
 
