@@ -323,7 +323,9 @@ ESCAPES = [
     case("module-overrides-its-own", "class X(nn.Module):\n    def parameters(self):\n"
          "        return []", line=2),
     case("module-decorated-method", "class X(nn.Module):\n    @staticmethod\n"
-         "    def f(x):\n        return x", line=3),
+         "    def f(x):\n        return x", line=2),
+    case("module-method-decorated-by-print", "class X(nn.Module):\n    @print\n"
+         "    def f(self):\n        return 1", line=2),
     case("module-no-self", "class X(nn.Module):\n    def forward():\n        return 1", line=2),
     case("super-outside-init", "class X(nn.Module):\n    def __init__(self):\n"
          "        super().__init__()\n    def forward(self, x):\n        super().__init__()\n"

@@ -580,3 +580,21 @@ def test_a_stop_iteration_in_maps_function_ends_it_as_in_python() -> None:
     return v * 10
 print(list(map(f, [1, 2, 3, 4])), list(filter(f, [1, 2, 3])))
 """)
+
+
+def test_a_models_method_may_run_under_no_grad_as_in_python() -> None:
+    _same_as_python("""import torch
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 1)
+    def forward(self, x):
+        return self.fc(x)
+    @torch.no_grad()
+    def predict(self, x):
+        return self.forward(x) > 0
+net = Net()
+x = torch.ones(3, 2)
+print(net.predict(x).requires_grad, net(x).requires_grad, torch.is_grad_enabled())
+""")

@@ -70,7 +70,8 @@ def _autograd_function(functions: Functions, node: ast.ClassDef, scope: Scope) -
 
 
 def _module(functions: Functions, node: ast.ClassDef, scope: Scope) -> type:
-    """__init__ (which starts with super().__init__()), forward, and methods of the program's own.
+    """__init__ (which starts with super().__init__()), forward, and methods of the program's own,
+    each perhaps decorated with a grad mode.
 
     .. note:: `__init__` is the one dunder name a program may write, and only here: the
        interpreter runs `super().__init__()` in it as nn.Module.__init__(self) (statements.py),
@@ -80,9 +81,7 @@ def _module(functions: Functions, node: ast.ClassDef, scope: Scope) -> type:
     members: dict[str, Any] = {}
     for stmt in _methods(node):
         name = stmt.name
-        if stmt.decorator_list:
-            raise Disallowed("a module's methods take no decorators here", line=stmt.lineno,
-                             hint_key="hint.disallowed_syntax")
+        modes = functions.machine.grad_modes(stmt, scope)  # @torch.no_grad() def predict(...)
         if name != "__init__":
             guards.check_name(name, stmt.lineno)
             if name != "forward" and hasattr(nn.Module, name):
@@ -93,7 +92,7 @@ def _module(functions: Functions, node: ast.ClassDef, scope: Scope) -> type:
                              line=stmt.lineno, hint_key="hint.disallowed_syntax")
         fn = functions.make_function(stmt, scope, f"{node.name}.{name}",
                                      check_name=name != "__init__")
-        fn.module_init = name == "__init__"
+        fn.module_init, fn.modes = name == "__init__", modes
         members[name] = _method(fn)
     members[PROGRAM_METHODS] = frozenset(name for name in members if name != "__init__")
     return type(node.name, (nn.Module,), members)

@@ -226,6 +226,20 @@ class Runtime:
         inputs = (owner, *args) if isinstance(owner, torch.Tensor) else tuple(args)
         return self.track(result, name, inputs)
 
+    def grad_modes(self, node: ast.FunctionDef, scope: Scope) -> list[Any]:
+        """A def's decorators, which may only be grad modes such as @torch.no_grad(): as in
+        torch, each call runs in a fresh copy of each. Python evaluates them before the def."""
+        modes = []
+        for decorator in node.decorator_list:
+            self.line = decorator.lineno  # the def's line is below its decorators
+            modes.append(self.evaluate(decorator, scope))
+            if not isinstance(modes[-1], al.GRAD_MODES):
+                raise Disallowed("only a grad mode, such as @torch.no_grad(), may decorate a "
+                                 "function here", line=self.line,
+                                 hint_key="hint.disallowed_syntax")
+        self.line = node.lineno
+        return modes
+
     def checked(self, fn: Any) -> Callable[..., Any]:
         """fn for torch or C to call back: each call is a step, and goes through `call`, with
         its checks (LBFGS(max_iter=10**9) calling back w.sum would otherwise never tick)."""

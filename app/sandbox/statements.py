@@ -188,17 +188,7 @@ class Machine(Evaluator):
             raise AssertionError(* ([self.evaluate(node.msg, scope)] if node.msg else []))
 
     def _function_def(self, node: ast.FunctionDef, scope: Scope) -> None:
-        # @torch.no_grad() and the other grad modes: as in torch, each call of the function
-        # runs in a fresh copy of the mode. Python evaluates the decorators before the def.
-        modes = []
-        for decorator in node.decorator_list:
-            self.line = decorator.lineno  # the def's line is below its decorators
-            modes.append(self.evaluate(decorator, scope))
-            if not isinstance(modes[-1], al.GRAD_MODES):
-                raise Disallowed("only a grad mode, such as @torch.no_grad(), may decorate a "
-                                 "function here", line=self.line,
-                                 hint_key="hint.disallowed_syntax")
-        self.line = node.lineno
+        modes = self.grad_modes(node, scope)
         function = self.functions.make_function(node, scope)
         function.modes = modes
         scope.set(node.name, function)
