@@ -313,7 +313,12 @@ ESCAPES = [
     # only as super().__init__() in __init__; its instances' fields, not nn.Module's insides.
     case("class-other-base", "class X(list):\n    pass"),
     case("class-two-bases", "class X(nn.Module, nn.Linear):\n    pass"),
-    case("class-attribute", "class X(nn.Module):\n    y = 1", line=2),
+    case("class-attribute-private", "class X(nn.Module):\n    _y = 1", line=2),
+    case("class-attribute-shadows", "class X(nn.Module):\n    parameters = 1", line=2),
+    case("class-attribute-unpacked", "class X(nn.Module):\n    a, b = 1, 2", line=2),
+    case("class-field-over-method", "class X(nn.Module):\n    def f(self):\n        return 1\n"
+         "    def __init__(self):\n        super().__init__()\n        self.f = print\nX()",
+         line=6),
     case("module-dunder-method", "class X(nn.Module):\n    def __call__(self, x):\n"
          "        return x", line=2),
     case("module-getattr-method", "class X(nn.Module):\n    def __getattr__(self, n):\n"

@@ -598,3 +598,22 @@ net = Net()
 x = torch.ones(3, 2)
 print(net.predict(x).requires_grad, net(x).requires_grad, torch.is_grad_enabled())
 """)
+
+
+def test_a_models_class_fields_are_shared_until_an_instance_sets_its_own() -> None:
+    _same_as_python("""import torch
+import torch.nn as nn
+class Net(nn.Module):
+    hidden = 4
+    calls = 0
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, self.hidden)
+    def forward(self, x):
+        self.calls += 1
+        return self.fc(x)
+a, b = Net(), Net()
+a(torch.ones(2))
+a(torch.ones(2))
+print(a.calls, b.calls, a.hidden, a.fc.out_features)
+""")

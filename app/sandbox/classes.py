@@ -15,7 +15,7 @@ from torch import nn
 
 from app.errors import Disallowed
 from app.sandbox import guards
-from app.sandbox.guards import PROGRAM_METHODS
+from app.sandbox.guards import PROGRAM_FIELDS, PROGRAM_METHODS
 
 if TYPE_CHECKING:
     from app.sandbox.functions import Functions, UserFunction
@@ -38,17 +38,21 @@ def make_class(functions: Functions, node: ast.ClassDef, scope: Scope) -> type:
     return cls
 
 
-def _methods(node: ast.ClassDef) -> list[ast.FunctionDef]:
-    """The class body's functions; a docstring or pass may stand beside them, nothing else."""
-    methods = []
+def _methods(node: ast.ClassDef, fields: bool = False) -> list[ast.FunctionDef | ast.Assign]:
+    """The class body's functions (and with `fields`, its `name = value` lines); a docstring or
+    pass may stand beside them, nothing else."""
+    methods: list[ast.FunctionDef | ast.Assign] = []
     for stmt in node.body:
         if isinstance(stmt, ast.Pass) or (isinstance(stmt, ast.Expr)
                                           and isinstance(stmt.value, ast.Constant)):
             continue
-        if not isinstance(stmt, ast.FunctionDef):
-            raise Disallowed("a class body here holds only its functions (methods)",
+        field = fields and isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+            isinstance(stmt.targets[0], ast.Name)
+        if not (isinstance(stmt, ast.FunctionDef) or field):
+            raise Disallowed("a class body here holds only its functions (methods)"
+                             + (" and fields (hidden = 16)" if fields else ""),
                              line=stmt.lineno, hint_key="hint.disallowed_syntax")
-        methods.append(stmt)
+        methods.append(stmt)  # type: ignore[arg-type]  # a FunctionDef or a field's Assign
     return methods
 
 
@@ -59,6 +63,7 @@ def _autograd_function(functions: Functions, node: ast.ClassDef, scope: Scope) -
     """
     members: dict[str, Any] = {}
     for stmt in _methods(node):
+        assert isinstance(stmt, ast.FunctionDef)
         if not (len(stmt.decorator_list) == 1 and isinstance(stmt.decorator_list[0], ast.Name)
                 and stmt.decorator_list[0].id == "staticmethod"):
             raise Disallowed("an autograd.Function's body holds only @staticmethod "
@@ -79,14 +84,21 @@ def _module(functions: Functions, node: ast.ClassDef, scope: Scope) -> type:
        to, state_dict, ...), which torch calls itself; forward is the one a module must have.
     """
     members: dict[str, Any] = {}
-    for stmt in _methods(node):
-        name = stmt.name
-        modes = functions.machine.grad_modes(stmt, scope)  # @torch.no_grad() def predict(...)
+    fields: set[str] = set()
+    machine = functions.machine
+    for stmt in _methods(node, fields=True):
+        name = stmt.targets[0].id if isinstance(stmt, ast.Assign) else stmt.name  # type: ignore
+        machine.line = stmt.lineno
         if name != "__init__":
             guards.check_name(name, stmt.lineno)
             if name != "forward" and hasattr(nn.Module, name):
-                raise Disallowed(f"'{name}' is nn.Module's own method; give yours another name",
+                raise Disallowed(f"'{name}' is nn.Module's own; give yours another name",
                                  line=stmt.lineno, hint_key="hint.disallowed_name")
+        if isinstance(stmt, ast.Assign):  # a field the class's instances share: hidden = 16
+            members[name] = machine.evaluate(stmt.value, scope)
+            fields.add(name)
+            continue
+        modes = machine.grad_modes(stmt, scope)  # @torch.no_grad() def predict(...)
         if not (stmt.args.args or stmt.args.posonlyargs):
             raise Disallowed(f"{node.name}.{name}() needs self as its first parameter",
                              line=stmt.lineno, hint_key="hint.disallowed_syntax")
@@ -95,6 +107,7 @@ def _module(functions: Functions, node: ast.ClassDef, scope: Scope) -> type:
         fn.module_init, fn.modes = name == "__init__", modes
         members[name] = _method(fn)
     members[PROGRAM_METHODS] = frozenset(name for name in members if name != "__init__")
+    members[PROGRAM_FIELDS] = frozenset(fields)
     return type(node.name, (nn.Module,), members)
 
 

@@ -38,6 +38,7 @@ _ATTRIBUTE_POLICIES: tuple[tuple[type | tuple[type, ...], frozenset[str]], ...] 
 # The class attribute that marks a program's nn.Module class (classes.py): its methods' names,
 # which a program may read on its instances, with what the instances hold. No program can name it.
 PROGRAM_METHODS = "_program_methods"
+PROGRAM_FIELDS = "_program_fields"  # those of them that are fields (hidden = 16), not methods
 
 _BOUND_METHODS = (types.MethodType, types.BuiltinMethodType, types.MethodWrapperType)
 
@@ -127,8 +128,9 @@ def set_attribute(obj: object, name: str, value: object, line: int | None) -> No
         setattr(obj, name, value)
     elif isinstance(obj, torch.autograd.function.FunctionCtx) and not hasattr(type(obj), name):
         setattr(obj, name, value)
-    elif isinstance(obj, nn.Module) and PROGRAM_METHODS in vars(type(obj)) and \
-            not hasattr(type(obj), name):  # self.fc1 = nn.Linear(...); not its methods
+    elif isinstance(obj, nn.Module) and PROGRAM_METHODS in vars(type(obj)) and (
+            not hasattr(type(obj), name) or name in vars(type(obj))[PROGRAM_FIELDS]):
+        # self.fc1 = nn.Linear(...), or its own value of a class field; not a method
         setattr(obj, name, value)  # nn.Module's __setattr__ registers modules and parameters
     else:
         raise Disallowed(f"cannot set '{name}' on '{type(obj).__name__}'", line=line,
