@@ -335,6 +335,10 @@ ESCAPES = [
     case("super-outside-init", "class X(nn.Module):\n    def __init__(self):\n"
          "        super().__init__()\n    def forward(self, x):\n        super().__init__()\n"
          "        return x\nX()(1)", line=5),
+    case("init-of-another-class", "class X(nn.Module):\n    def __init__(self):\n"
+         "        nn.Linear.__init__(self)\nX()", line=3),
+    case("init-of-a-function-by-name", "class X(nn.Module):\n    def __init__(self):\n"
+         "        print.__init__(self)\nX()", line=3),
     case("super-in-a-function", "def f():\n    super().__init__()\nf()", line=2),
     case("super-forward", "class X(nn.Module):\n    def forward(self, x):\n"
          "        return super().forward(x)\nX()(1)", line=3),
@@ -366,8 +370,8 @@ ESCAPES = [
     case("raise-from-non-exception", "raise ValueError('x') from torch.ones(1)"),
     case("global-dunder", "def f():\n    global __builtins__\n    __builtins__ = 1\nf()",
          line=2),
-    case("nonlocal", "def f():\n    x = 1\n    def g():\n        nonlocal x\n    g()\nf()",
-         line=4),
+    case("nonlocal-dunder", "def f():\n    __x = 1\n    def g():\n        nonlocal __x\n"
+         "    g()\nf()", line=2),
     case("async-def", "async def f():\n    pass"),
     case("walrus", "y = (x := 5)"),
     case("match", "match 1:\n    case 1:\n        pass"),

@@ -617,3 +617,26 @@ a(torch.ones(2))
 a(torch.ones(2))
 print(a.calls, b.calls, a.hidden, a.fc.out_features)
 """)
+
+
+def test_a_model_written_the_older_way_with_module_init_by_name_matches_python() -> None:
+    _same_as_python("""import torch
+import torch.nn as nn
+class Old(nn.Module):
+    def __init__(self):
+        nn.Module.__init__(self)
+        self.w = nn.Parameter(torch.ones(2))
+    def forward(self, x):
+        return (self.w * x).sum()
+other = nn.Linear(1, 1)
+class Wrong(nn.Module):
+    def __init__(self):
+        nn.Module.__init__(other)
+        nn.Module.__init__(5)
+m = Old()
+print(m, m(torch.tensor([1.0, 2.0])))
+try:
+    Wrong()
+except AttributeError as e:
+    print(e)
+""")

@@ -447,6 +447,13 @@ _PYTHON_SEMANTICS = {
         "try:\n    print(step)\nexcept NameError as e:\n    print(e)\n"
         "def outer():\n    global total\n    total = 1\n    def inner():\n"
         "        return total + 1\n    return inner()\nprint(outer(), total)\n"),
+    "nonlocal-names-are-the-enclosing-functions": (
+        "def make_counter():\n    count = 0\n    def inc():\n        nonlocal count\n"
+        "        count += 1\n        return count\n    return inc\n"
+        "c, d = make_counter(), make_counter()\nc()\nprint(c(), d())\n"
+        "def outer():\n    x = 1\n    def mid():\n        def inner():\n"
+        "            nonlocal x\n            x = 3\n        inner()\n    mid()\n    return x\n"
+        "print(outer())\n"),
     "except-as-unbinds-its-name-afterwards": (
         "e = 'before'\ntry:\n    1 / 0\nexcept ZeroDivisionError as e:\n    print('caught', e)\n"
         "try:\n    print(e)\nexcept NameError as err:\n    print(err)\n"),

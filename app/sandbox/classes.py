@@ -121,11 +121,14 @@ def _method(fn: UserFunction) -> Any:
 
 
 def super_init(node: ast.expr) -> bool:
-    """Whether node is `super().__init__()` or `super(Net, self).__init__()`."""
-    if not (isinstance(node, ast.Call) and not node.args and not node.keywords
+    """Whether node is `super().__init__()`, `super(Net, self).__init__()` or, as older code
+    writes it, `nn.Module.__init__(self)`."""
+    if not (isinstance(node, ast.Call) and not node.keywords
             and isinstance(node.func, ast.Attribute) and node.func.attr == "__init__"):
         return False
     inner = node.func.value
-    return isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and \
-        inner.func.id == "super" and not inner.keywords and \
-        len(inner.args) in (0, 2) and all(isinstance(a, ast.Name) for a in inner.args)
+    if isinstance(inner, (ast.Name, ast.Attribute)):  # nn.Module.__init__(self)
+        return len(node.args) == 1 and not isinstance(node.args[0], ast.Starred)
+    return not node.args and isinstance(inner, ast.Call) and \
+        isinstance(inner.func, ast.Name) and inner.func.id == "super" and not inner.keywords \
+        and len(inner.args) in (0, 2) and all(isinstance(a, ast.Name) for a in inner.args)

@@ -38,7 +38,7 @@ class UserFunction:
         self.args = args
         self.body = body
         self.scope = scope
-        self.locals, self.declared_global = local_names(node)
+        self.locals, self.declared_global, self.declared_nonlocal = local_names(node)
         self.modes: list[Any] = []  # grad modes that decorate it, outermost first
         self.module_init = False  # an nn.Module class's __init__: may run super().__init__()
         self.defaults = [machine.evaluate(d, scope) for d in args.defaults]
@@ -59,7 +59,7 @@ class UserFunction:
         if machine.depth >= machine.limits.recursion:
             raise TooLarge(f"calls nested more than {machine.limits.recursion} deep",
                            line=machine.line, hint_key="hint.recursion")
-        local = Scope(self.scope, self.locals, self.declared_global)
+        local = Scope(self.scope, self.locals, self.declared_global, self.declared_nonlocal)
         local.vars.update(self._bind(args, kwargs))
         caller_line, caller = machine.line, machine.function
         machine.depth += 1
@@ -147,21 +147,25 @@ def _too_many(name: str, takes: int, defaults: int, given: int, keyword_only: in
             f"but {given_text} {verb} given")
 
 
-_LOCALS: weakref.WeakKeyDictionary[ast.AST, tuple[frozenset[str], frozenset[str]]]
+_LOCALS: weakref.WeakKeyDictionary[ast.AST, tuple[frozenset[str], frozenset[str],
+                                                  frozenset[str]]]
 _LOCALS = weakref.WeakKeyDictionary()
 
 
-def local_names(node: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
+def local_names(node: ast.AST) -> tuple[frozenset[str], frozenset[str], frozenset[str]]:
     """The names a def or lambda binds in its own scope (its parameters, what it assigns,
-    imports or defines), as Python's compiler finds them, and those it declares `global`.
+    imports or defines), as Python's compiler finds them; those it declares `global`; and
+    those it declares `nonlocal`.
 
     Reading a local before it is bound is an UnboundLocalError, not a read of the enclosing
-    scope's; a global one is read and written in the program's own scope.
+    scope's; a global one is read and written in the program's own scope, a nonlocal one in
+    the nearest enclosing function's.
     """
     names = _LOCALS.get(node)
     if names is None:
         found: set[str] = set()
         declared: set[str] = set()
+        outer: set[str] = set()
         assert isinstance(node, (ast.FunctionDef, ast.Lambda))
         spec = node.args
         for arg in [*spec.posonlyargs, *spec.args, *spec.kwonlyargs, spec.vararg, spec.kwarg]:
@@ -183,11 +187,14 @@ def local_names(node: ast.AST) -> tuple[frozenset[str], frozenset[str]]:
                 found.add(item.name)
             elif isinstance(item, ast.Global):
                 declared.update(item.names)
+            elif isinstance(item, ast.Nonlocal):
+                outer.update(item.names)
             elif isinstance(item, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
                                    ast.GeneratorExp)):
                 continue  # scopes of their own (only their outermost iterable is read here)
             pending.extend(ast.iter_child_nodes(item))
-        names = _LOCALS[node] = frozenset(found - declared), frozenset(declared)
+        names = _LOCALS[node] = (frozenset(found - declared - outer), frozenset(declared),
+                                 frozenset(outer))
     return names
 
 

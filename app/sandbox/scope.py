@@ -32,14 +32,16 @@ class Return(ControlFlow):
 class Scope:
     """Variables of the program or of one function call, with the enclosing scope behind."""
 
-    __slots__ = ("vars", "parent", "locals", "declared", "top")
+    __slots__ = ("vars", "parent", "locals", "declared", "outer", "top")
 
     def __init__(self, parent: Scope | None = None, local_names: frozenset[str] = frozenset(),
-                 declared_global: frozenset[str] = frozenset()) -> None:
+                 declared_global: frozenset[str] = frozenset(),
+                 declared_nonlocal: frozenset[str] = frozenset()) -> None:
         self.vars: dict[str, object] = {}
         self.parent = parent
         self.locals = local_names  # a function's: see functions.local_names
         self.declared = declared_global  # its `global` names: the program's own scope's
+        self.outer = declared_nonlocal  # its `nonlocal` names: an enclosing function's
         top = self
         while declared_global and top.parent is not None:
             top = top.parent
@@ -68,11 +70,25 @@ class Scope:
         raise NameError(f"name '{name}' is not defined")
 
     def set(self, name: str, value: object) -> None:
-        (self.top if name in self.declared else self).vars[name] = value
+        self._owner(name).vars[name] = value
+
+    def _owner(self, name: str) -> Scope:
+        """The scope a name is written in: this one, the program's (global), or for a nonlocal
+        name the nearest enclosing function's that has it as its own."""
+        if name in self.declared:
+            return self.top
+        if name in self.outer:
+            scope = self.parent
+            while scope is not None and name not in scope.locals:
+                scope = scope.parent
+            if scope is None:
+                raise SyntaxError(f"no binding for nonlocal '{name}' found")
+            return scope
+        return self
 
     def delete(self, name: str, machine: Runtime) -> None:
         guards.check_name(name, machine.line)
-        names = (self.top if name in self.declared else self).vars
+        names = self._owner(name).vars
         if name not in names:
             raise NameError(f"name '{name}' is not defined")
         del names[name]

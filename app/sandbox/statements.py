@@ -76,7 +76,18 @@ class Machine(Evaluator):
         this = self.initializing[-1]
         spec = function.args
         now = scope.vars.get((spec.posonlyargs or spec.args)[0].arg)  # Python's super() reads it
-        named = cast(ast.Call, cast(ast.Attribute, call.func).value).args  # super(Net, self)
+        base = cast(ast.Attribute, call.func).value
+        if not isinstance(base, ast.Call):  # nn.Module.__init__(self)
+            if self.evaluate(base, scope) is not torch.nn.Module:
+                raise Disallowed("only nn.Module.__init__(self) may be called by name here",
+                                 line=self.line, hint_key="hint.disallowed_name")
+            target = self.evaluate(call.args[0], scope)  # self, as a rule; any module, in Python
+            if not isinstance(target, torch.nn.Module):
+                raise AttributeError(f"'{type(target).__name__}' object has no attribute "
+                                     "'call_super_init'")  # Python's words, from nn.Module
+            torch.nn.Module.__init__(target)
+            return
+        named = base.args  # super(Net, self)
         kind, obj = ((self.evaluate(named[0], scope), self.evaluate(named[1], scope)) if named
                      else (type(this), now))
         if not isinstance(kind, type):
@@ -149,7 +160,9 @@ class Machine(Evaluator):
     def _pass(self, node: ast.Pass, scope: Scope) -> None:
         pass
 
-    def _global(self, node: ast.Global, scope: Scope) -> None:
+    def _global(self, node: ast.Global | ast.Nonlocal, scope: Scope) -> None:
+        if isinstance(node, ast.Nonlocal) and scope.parent is None:
+            raise SyntaxError("nonlocal declaration not allowed at module level")
         for name in node.names:  # a declaration: functions.local_names reads it from the def
             guards.check_name(name, self.line)
 
@@ -300,7 +313,7 @@ _STATEMENTS: dict[type[ast.stmt], Callable[[Machine, Any, Scope], None]] = {
     ast.AugAssign: Machine._aug_assign, ast.If: Machine._if, ast.For: Machine._for,
     ast.While: Machine._while, ast.Break: Machine._break, ast.Continue: Machine._continue,
     ast.Pass: Machine._pass, ast.Return: Machine._return, ast.Delete: Machine._delete,
-    ast.Raise: Machine._raise, ast.Global: Machine._global,
+    ast.Raise: Machine._raise, ast.Global: Machine._global, ast.Nonlocal: Machine._global,
     ast.Assert: Machine._assert, ast.FunctionDef: Machine._function_def,
     ast.ClassDef: Machine._class_def, ast.With: Machine._with, ast.Try: Machine._try,
     ast.Import: Machine._import, ast.ImportFrom: Machine._import_from,
