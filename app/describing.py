@@ -11,7 +11,7 @@ import torch
 
 from app.graph import Node, Saved, Variable
 from app.sandbox.interpreter import Produced
-from app.tensors import TensorReads, dtype_name, plain_number
+from app.tensors import TensorReads, dtype_name, grad_fn_of, is_leaf_of, plain_number
 
 
 def program_names(namespace: dict[str, object]) -> tuple[dict[int, str], dict[int, str],
@@ -50,13 +50,13 @@ def describe_tensor(kind: str, name: str | None, op: str | None, t: torch.Tensor
                     origin=origin)
     return Node("", kind, name, op, list(t.shape), dtype_name(t.dtype), plain(t, numel),
                 grad=plain(_kept_grad(t), numel), requires_grad=t.requires_grad,
-                is_leaf=t.is_leaf, retains_grad=t.retains_grad, line=line, origin=origin)
+                is_leaf=is_leaf_of(t), retains_grad=t.retains_grad, line=line, origin=origin)
 
 
 def _kept_grad(t: torch.Tensor) -> torch.Tensor | None:
     """t.grad where torch keeps it: .grad of a non-leaf warns, and is None unless
     retain_grad() was called."""
-    return t.grad if t.is_leaf or t.retains_grad else None
+    return t.grad if is_leaf_of(t) or t.retains_grad else None
 
 
 def describe_saved(name: str, value: object, numel: int, plain: TensorReads) -> Saved:
@@ -84,8 +84,8 @@ def describe_variables(namespace: dict[str, object], made: dict[int, Produced],
 
 
 def _variable(t: torch.Tensor, line: int | None, plain: TensorReads) -> Variable:
-    fn = t.grad_fn
+    fn = grad_fn_of(t)
     return Variable(value=plain(t, 1_000), grad=plain(_kept_grad(t), 1_000),
-                    requires_grad=t.requires_grad, is_leaf=t.is_leaf,
+                    requires_grad=t.requires_grad, is_leaf=is_leaf_of(t),
                     grad_fn=None if fn is None else type(fn).__name__,
                     shape=list(t.shape), dtype=dtype_name(t.dtype), line=line)

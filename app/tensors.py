@@ -27,6 +27,24 @@ def plain_number(x: Any) -> Any:
     return x
 
 
+def grad_fn_of(t: torch.Tensor) -> Any:
+    """t.grad_fn; None for a view whose base an in-place op changed since (x, y = p, then
+    p.add_(1) under no_grad: torch raises on reading the view's grad_fn or is_leaf, though
+    the program never reads them). Such a view has no place in the graph."""
+    try:
+        return t.grad_fn
+    except RuntimeError:
+        return None
+
+
+def is_leaf_of(t: torch.Tensor) -> bool:
+    """t.is_leaf; False for a view as in grad_fn_of."""
+    try:
+        return t.is_leaf
+    except RuntimeError:
+        return False
+
+
 def all_finite(t: torch.Tensor) -> bool:
     """No NaN or infinity in t, of any size, dtype or device."""
     with torch._C.DisableTorchFunction():

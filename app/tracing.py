@@ -15,7 +15,7 @@ from app.describing import describe_saved, describe_tensor, describe_variables, 
 from app.graph import Backward, Edge, Gradcheck, GradIn, Graph, Node, Nonfinite, Step
 from app.recording import GraphRecorder, graph_too_large, saved_tensors, walk
 from app.sandbox.interpreter import Execution, Produced
-from app.tensors import TensorReads, numel_budget, plain_number
+from app.tensors import TensorReads, grad_fn_of, is_leaf_of, numel_budget, plain_number
 
 
 def trace(execution: Execution, recorder: GraphRecorder, device: torch.device) -> Graph:
@@ -35,11 +35,11 @@ class _Builder:
         # that the walk's next_functions hands back the same objects and ids match.
         self.by_fn: dict[int, tuple[Any, torch.Tensor, int | None]] = {}  # (fn, tensor, line)
         for p in execution.tensors:
-            fn = p.tensor.grad_fn
+            fn = grad_fn_of(p.tensor)
             if fn is not None and id(fn) not in self.by_fn:
                 self.by_fn[id(fn)] = (fn, p.tensor, p.line or None)
         for t, _ in recorder.module_outputs.values():
-            fn = t.grad_fn
+            fn = grad_fn_of(t)
             if fn is not None and id(fn) not in self.by_fn:
                 self.by_fn[id(fn)] = (fn, t, None)
         self.order: list[Node] = []
@@ -57,9 +57,10 @@ class _Builder:
         calls = self.recorder.calls
         results = {id(r) for c in calls for r in c.results}
         forward = [t for t in self.execution.namespace.values() if isinstance(t, torch.Tensor)]
-        walks = [(self._walk([t.grad_fn for t in forward + [r for c in calls for r in c.roots]
+        walks = [(self._walk([grad_fn_of(t) for t in forward + [r for c in calls
+                                                                 for r in c.roots]
                               if id(t) not in results]), "forward")]
-        walks += [(self._walk([r.grad_fn for r in c.results]), f"backward {c.index + 1}")
+        walks += [(self._walk([grad_fn_of(r) for r in c.results]), f"backward {c.index + 1}")
                   for c in calls]
         # Every node reachable from the variables and each call: a walk counts each once, and
         # only a grad call's results (create_graph=True) lead into another walk's nodes.
@@ -71,7 +72,7 @@ class _Builder:
         for fns, origin in walks:
             self._grad_graph(fns, origin)
         for t in forward:
-            if t.requires_grad and t.is_leaf and id(t) not in self.of_tensor:
+            if t.requires_grad and is_leaf_of(t) and id(t) not in self.of_tensor:
                 self._leaf(t)
         self._constants_and_cuts()
         self._modules()

@@ -7,11 +7,13 @@ Python itself (helpers.plain_stdout). The bounds each new capability keeps are i
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import torch
 
 from app import jobs
-from app.errors import ProgramError
+from app.errors import AppError, ProgramError
 from app.sandbox import allowlist as al
 from app.sandbox.limits import Limits
 from tests.helpers import plain_stdout
@@ -640,3 +642,56 @@ try:
 except AttributeError as e:
     print(e)
 """)
+
+
+def test_a_descent_loop_that_unpacks_its_parameter_draws_without_error() -> None:
+    # x, y = p are views; opt.step() changes p in place under no_grad. torch then refuses to
+    # read the views' grad_fn, which the program never asks for, but the graph lab did.
+    program = """import torch
+p = torch.tensor([1.0, 2.0], requires_grad=True)
+opt = torch.optim.SGD([p], lr=0.01)
+for i in range(3):
+    x, y = p
+    loss = (x - 1) ** 2 + 10 * (y + 2) ** 2
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+print(p, loss)
+"""
+    graph = jobs.graph(program, "cpu", Limits())
+    assert graph.stdout == plain_stdout(program)
+    assert graph.variables["x"].grad_fn is None and graph.variables["loss"].grad_fn
+    with pytest.raises(ProgramError) as caught:  # and its partial graph, after an error
+        jobs.graph(program + "1 / 0\n", "cpu", Limits())
+    assert caught.value.partial is not None
+
+
+def test_reversed_type_checks_and_conversions_print_as_in_python() -> None:
+    _same_as_python("""import torch
+xs = [1, 2, 3]
+r = reversed(xs)
+print(next(r), list(r), reversed(torch.tensor([1, 2, 3])), list(reversed(range(3))))
+try:
+    reversed({1, 2})
+except TypeError as e:
+    print(e)
+print(type(xs) in (list, tuple), type(1.5) in [int, str], type({}) not in (list, dict))
+try:
+    a, b = torch.tensor(1.0)
+except TypeError as e:
+    print(e)
+print(f"{'é'!a} {'x'!r} {3!s}")
+""")
+
+
+def test_a_function_prints_with_its_qualified_name_as_in_python() -> None:
+    printed = jobs.graph("def outer():\n    def inner():\n        pass\n    return inner\n"
+                         "print(outer, outer())\n", "cpu", Limits()).stdout
+    assert re.fullmatch(r"<function outer at 0x[0-9a-f]+> "
+                        r"<function outer.<locals>.inner at 0x[0-9a-f]+>\n", printed)
+
+
+def test_a_main_guard_gets_a_hint_to_leave_it_out() -> None:
+    with pytest.raises(AppError) as caught:
+        jobs.graph('if __name__ == "__main__":\n    print(1)\n', "cpu", Limits())
+    assert caught.value.hint_key == "hint.main_guard"

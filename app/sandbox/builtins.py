@@ -89,8 +89,13 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
     def sorted_(iterable: Any, *, key: Any = None, reverse: bool = False) -> list[Any]:
         return sorted(take(iterable), key=checked(key), reverse=reverse)
 
-    def reversed_(sequence: Any) -> list[Any]:
-        return take(sequence)[::-1]
+    def reversed_(sequence: Any) -> Any:
+        # Python's: an iterator that walks a sequence backwards, item by item (ticked where the
+        # program walks it); a tensor's own __reversed__ flips it (measured, as any torch call).
+        if isinstance(sequence, (al.Namespace, type)):
+            raise Disallowed(f"'{type(sequence).__name__}' is not reversible here",
+                             line=machine.line, hint_key="hint.disallowed_name")
+        return reversed(sequence)
 
     def sum_(iterable: Any, start: Any = 0) -> Any:
         if isinstance(start, str):  # Python's words; sum(lists_of_items, []) is fine

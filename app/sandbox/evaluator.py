@@ -93,6 +93,8 @@ class Evaluator(Runtime):
             if type(op) in _IDENTITY:  # type(x) == list: the class `list` stands for
                 left = self.stands_for.get(id(left), left)
                 right = self.stands_for.get(id(right), right)
+            elif isinstance(left, type) and isinstance(right, (tuple, list)):  # in (list, dict)
+                right = [self.stands_for.get(id(kind), kind) for kind in right]
             result = self.track(_COMPARE[type(op)](left, right))
             # a < b < c is (a < b) and (b < c): bool() of every result but the last, so a
             # tensor of several values is ambiguous there, as in Python.
@@ -149,8 +151,10 @@ class Evaluator(Runtime):
         spec = "" if node.format_spec is None else self.evaluate(node.format_spec, scope)
         sizes.check_format_spec(spec, self.limits, self.line)
         with AppReads():
-            if node.conversion in (ord("r"), ord("a")):
+            if node.conversion == ord("r"):
                 value = repr(value)
+            elif node.conversion == ord("a"):
+                value = ascii(value)
             elif node.conversion == ord("s"):
                 value = str(value)
             return format(value, spec)

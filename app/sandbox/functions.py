@@ -50,7 +50,7 @@ class UserFunction:
                 guards.check_name(arg.arg, machine.line)
 
     def __repr__(self) -> str:
-        return f"<function {self.__name__}>"
+        return f"<function {self.__qualname__} at {id(self):#x}>"  # as Python writes one
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         from app.sandbox.scope import Break, Continue, Return, Scope

@@ -51,7 +51,8 @@ def check_name(name: str, line: int | None) -> None:
     """
     if name.startswith("_") and name != "_":
         raise Disallowed(f"names starting with '_' are not allowed: {name}", line=line,
-                         hint_key="hint.private_name")
+                         hint_key="hint.main_guard" if name == "__name__" else
+                         "hint.private_name")
 
 
 def get_attribute(obj: object, name: str, line: int | None) -> object:

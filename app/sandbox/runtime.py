@@ -385,6 +385,8 @@ class Runtime:
             try:
                 value = iter(value)
             except TypeError:
+                if isinstance(value, torch.Tensor):
+                    raise  # torch's own words: iteration over a 0-d tensor
                 raise TypeError(f"cannot unpack non-iterable {type(value).__name__} "
                                 "object") from None
         starred = [i for i, t in enumerate(targets) if isinstance(t, ast.Starred)]
