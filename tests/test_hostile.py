@@ -121,7 +121,6 @@ ESCAPES = [
     case("except-stop-iteration-refusal", "try:\n    next(iter(print, 1))\n"
          "except StopIteration:\n    pass", line=2),
     case("chr", "c = chr(95)"),
-    case("format-builtin", "s = format(torch.ones(1), '')"),
     case("classmethod", "c = classmethod(print)"),
     case("staticmethod-call", "s = staticmethod(print)"),
     case("property", "p = property(print)"),
@@ -129,11 +128,15 @@ ESCAPES = [
     case("quit", "quit()"),
     case("except-base-exception", "try:\n    1 / 0\nexcept BaseException:\n    pass", line=3),
     case("bytes-literal", "b = b'\\x00'"),
-    # Format strings: str.format walks attributes ({0.__class__}); f-strings are evaluated by
-    # us; % only looks keys up in a mapping, and its widths are bounded (test_sandbox), but a
-    # '*' width comes from the values, unchecked.
+    # Format strings: str.format's fields may name arguments only ({0.__class__} and {0[k]}
+    # walk attributes and items); f-strings are evaluated by us; % only looks keys up in a
+    # mapping, and its widths are bounded (test_sandbox), but a '*' width comes from the
+    # values, unchecked, as a {:{w}} spec does.
     case("format-attribute", "s = '{0.__class__}'.format(torch.ones(1))"),
-    case("format-method", "s = '{}'.format(1)"),
+    case("format-keyword-attribute", "s = '{t.grad_fn}'.format(t=torch.ones(1))"),
+    case("format-item", "s = '{0[0]}'.format([torch.ones(1)])"),
+    case("format-private-keyword", "s = '{_x}'.format(_x=1)"),
+    case("format-nested-spec", "s = '{:{w}}'.format(1, w=10**9)"),
     case("percent-star-width", "s = '%*d' % (10**9, 1)"),
     case("percent-star-precision", "s = '%.*f' % (10**9, 1.0)"),
     case("fstring-dunder", "s = f'{().__class__}'"),
@@ -598,6 +601,10 @@ EXHAUSTION = [
     case("format-width", "s = f'{1:999999999}'", "too_large"),
     case("format-nested-width", "w = 10**9\ns = f'{1:{w}}'", "too_large", 2),
     case("format-precision", "s = f'{1.0:.1000000f}'", "too_large"),
+    case("str-format-width", "s = '{:999999}'.format(1)", "too_large"),
+    case("str-format-repeated-field", "s = ('{0}' * 1000).format('x' * 1000)", "too_large"),
+    case("str-format-many-widths", "s = ('{:1000}' * 1000).format(*range(1000))", "too_large"),
+    case("format-builtin-width", "s = format(1, '10000000')", "too_large"),
     case("ljust-width", "s = 'x'.ljust(10**9)", "too_large"),
     case("rjust-width-fill", "s = 'x'.rjust(10**9, '*')", "too_large"),
     case("center-width", "w = 10**9\ns = 'x'.center(w)", "too_large", 2),

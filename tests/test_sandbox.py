@@ -331,9 +331,20 @@ def test_percent_formatting_is_bounded_like_an_f_string(program: str, error: typ
         run_program(program, limits=LIMITS)
 
 
-def test_str_format_is_refused_with_a_hint_to_use_an_f_string() -> None:
+def test_str_format_and_format_give_what_python_gives() -> None:
+    program = ("import torch\nloss = torch.tensor(0.123456)\n"
+               "print('Epoch {} loss {:.4f}'.format(3, loss.item()), '{:.3f}'.format(loss))\n"
+               "print('{0} {1} {0}'.format('a', 'b'), '{name}: {v:>8.2e}'.format(name='lr', "
+               "v=0.001))\n"
+               "print('{!r} {!s}'.format('x', 2), '{{}} {}'.format(1), format(3.14159, '.2f'), "
+               "format(loss, '.1f'), '{:,}'.format(10**6), '{:5d}|'.format(42), format(7))\n"
+               "try:\n    '{} {}'.format(1)\nexcept IndexError as e:\n    print(e)\n")
+    assert run_program(program, limits=LIMITS).stdout == plain_stdout(program)
+
+
+def test_format_on_anything_but_a_string_is_refused_with_a_hint_to_use_an_f_string() -> None:
     with pytest.raises(Disallowed) as caught:
-        run_program("s = '{}'.format(1)", limits=LIMITS)
+        run_program("import torch\ns = torch.ones(1).format", limits=LIMITS)
     assert caught.value.hint_key == "hint.use_fstring"
 
 

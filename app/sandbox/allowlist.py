@@ -183,7 +183,7 @@ SET_ATTRIBUTES = frozenset(["add"])
 DICT_ATTRIBUTES = frozenset("keys values items get pop update copy clear setdefault".split())
 STR_ATTRIBUTES = frozenset("""
 upper lower strip lstrip rstrip split startswith endswith join replace count find title capitalize
-isdigit isalpha splitlines ljust rjust center zfill
+isdigit isalpha splitlines ljust rjust center zfill format
 """.split())
 # The str methods whose first argument is the width of the string they make (Runtime.call
 # bounds it).

@@ -109,6 +109,12 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
         sizes.check_text(value, machine.limits, machine.line)
         return str(value)
 
+    def format_(value: object, spec: str = "") -> str:
+        sizes.check_text(value, machine.limits, machine.line)
+        if isinstance(spec, str):  # else format() raises its own TypeError
+            sizes.check_format_spec(spec, machine.limits, machine.line)
+        return format(value, spec)
+
     def repr_(value: object) -> str:
         sizes.check_text(value, machine.limits, machine.line)
         return repr(value)
@@ -174,6 +180,6 @@ def builtins_for(machine: Runtime) -> dict[str, object]:
         "str": str_, "repr": repr_, "list": list_, "tuple": tuple_, "set": set_, "dict": dict_,
         "sorted": sorted_, "reversed": reversed_, "sum": sum_, "min": _extreme(min),
         "max": _extreme(max), "any": any_, "all": all_, "isinstance": isinstance_,
-        "iter": iter_, "map": map_, "filter": filter_, "type": type_,
+        "iter": iter_, "map": map_, "filter": filter_, "type": type_, "format": format_,
         "print": machine.print,
     }

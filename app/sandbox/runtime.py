@@ -195,6 +195,10 @@ class Runtime:
             args = [a if isinstance(a, SIZED) else self.materialize(a) for a in args]
         elif isinstance(owner, str) and name in ("join", "replace") and args:
             args = self._sized_text(owner, name, args)
+        elif isinstance(owner, str) and name == "format":  # "loss {:.4f}".format(loss)
+            sizes.check_str_format(owner, args, kwargs, self.limits, self.line)
+            with AppReads():  # a tensor's text, as print writes it
+                return self.track(owner.format(*args, **kwargs), name, ())
         elif name in _CALLBACKS and isinstance(owner, _CALLBACK_OWNERS) or \
                 name in _STEPS and isinstance(owner, torch.optim.Optimizer):
             # torch calls these back (model.apply(init), hooks, LBFGS's closure) from C or

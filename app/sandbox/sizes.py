@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+import string
 from collections.abc import Iterable, Sequence
 
 import numpy
@@ -96,6 +97,37 @@ def check_percent_format(text: str, values: object, limits: Limits, line: int | 
         check_format_spec(f"{width}.{precision}", limits, line)
         total += int(width or 0) + int(precision or 0)
     check_sequence(total, limits, line)
+
+
+def check_str_format(template: str, args: Sequence[object], kwargs: dict[str, object],
+                     limits: Limits, line: int | None) -> None:
+    """template.format(*args, **kwargs): each field may name an argument only ("{0.__class__}"
+    and "{0[key]}" reach attributes and items, past the allow-list), its spec is bounded as an
+    f-string's (no nested {width}), and so is the whole text, each value counted each time
+    a field names it."""
+    total, auto = len(template), 0
+    try:
+        fields = list(string.Formatter().parse(template))
+    except ValueError:
+        return  # str.format raises its own error for the malformed template
+    for _, field, spec, _conversion in fields:
+        if field is None:
+            continue
+        if field and not (field.isdigit() or field.isidentifier()) or field.startswith("_"):
+            raise Disallowed(f"a format field names an argument, not its attributes or items: "
+                             f"{{{field}}}", line=line, hint_key="hint.disallowed_syntax")
+        if "{" in (spec or ""):
+            raise Disallowed("a width or precision taken from an argument ({:{w}}) is not "
+                             "allowed here; write the number", line=line,
+                             hint_key="hint.disallowed_syntax")
+        check_format_spec(spec or "", limits, line)
+        if not field:
+            field, auto = str(auto), auto + 1
+        value = args[int(field)] if field.isdigit() and int(field) < len(args) else \
+            kwargs.get(field, "")
+        total += text_size(value, limits.sequence_len) + max(
+            (int(n) for n in _SPEC_NUMBER.findall(spec or "")), default=0)
+        check_sequence(total, limits, line)
 
 
 # What repr writes out item by item, besides dicts: sequences, sets and a dict's views.
