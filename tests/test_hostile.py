@@ -160,8 +160,7 @@ ESCAPES = [
     case("private-variable", "_x = 1"),
     case("private-except-name", "try:\n    1 / 0\nexcept ZeroDivisionError as _e:\n    pass",
          line=3),
-    # Classes: only `class X(torch.autograd.Function)` with @staticmethod forward/backward.
-    case("plain-class", "class A:\n    pass"),
+    # Classes: torch.autograd.Function, nn.Module or no base (classes.py); no other base.
     case("object-class", "class A(object):\n    pass"),
     case("linear-subclass", "class M(torch.nn.Linear):\n    pass"),
     case("tensor-subclass", "class T(torch.Tensor):\n    pass"),
@@ -315,6 +314,14 @@ ESCAPES = [
     # A program's own nn.Module class: __init__ and forward, and methods of its own; super()
     # only as super().__init__() in __init__; its instances' fields, not nn.Module's insides.
     case("class-other-base", "class X(list):\n    pass"),
+    case("plain-class-dict", "class A:\n    pass\na = A()\nd = a.__dict__", line=4),
+    case("plain-class-dunder-method", "class A:\n    def __call__(self):\n        return 1",
+         line=2),
+    case("plain-class-getattr", "class A:\n    def __getattr__(self, n):\n        return 1",
+         line=2),
+    case("plain-class-private-field", "class A:\n    pass\na = A()\na._x = 1", line=4),
+    case("plain-class-replace-method", "class A:\n    def f(self):\n        return 1\n"
+         "a = A()\na.f = print", line=5),
     case("class-two-bases", "class X(nn.Module, nn.Linear):\n    pass"),
     case("class-attribute-private", "class X(nn.Module):\n    _y = 1", line=2),
     case("class-attribute-shadows", "class X(nn.Module):\n    parameters = 1", line=2),

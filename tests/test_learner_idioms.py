@@ -695,3 +695,45 @@ def test_a_main_guard_gets_a_hint_to_leave_it_out() -> None:
     with pytest.raises(AppError) as caught:
         jobs.graph('if __name__ == "__main__":\n    print(1)\n', "cpu", Limits())
     assert caught.value.hint_key == "hint.main_guard"
+
+
+def test_a_helper_class_of_the_programs_own_works_as_in_python() -> None:
+    # no base: EarlyStopping and AverageMeter, with fields, methods and super().__init__()
+    _same_as_python("""import torch
+class EarlyStopping:
+    '''Stop when the loss has not improved for `patience` checks.'''
+    min_delta = 0.0
+    def __init__(self, patience=2):
+        self.patience = patience
+        self.best = None
+        self.bad = 0
+    def step(self, loss):
+        if self.best is None or loss < self.best - self.min_delta:
+            self.best, self.bad = loss, 0
+        else:
+            self.bad += 1
+        return self.bad >= self.patience
+class AverageMeter:
+    def __init__(self):
+        super().__init__()
+        self.reset()
+    def reset(self):
+        self.total, self.count = 0.0, 0
+    def update(self, value, n=1):
+        self.total += value * n
+        self.count += n
+    def avg(self):
+        return self.total / self.count
+stop = EarlyStopping()
+meter = AverageMeter()
+for epoch, loss in enumerate([0.9, 0.5, 0.6, 0.7, 0.4]):
+    meter.update(torch.tensor(loss))
+    if stop.step(loss):
+        print("stop at", epoch, "best", stop.best)
+        break
+print(meter.avg(), isinstance(stop, EarlyStopping), type(stop), stop.min_delta)
+try:
+    print(stop.missing)
+except AttributeError as e:
+    print(e)
+""")

@@ -8,7 +8,7 @@ with type(), from nothing but those methods.
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import torch
 from torch import nn
@@ -23,16 +23,22 @@ if TYPE_CHECKING:
 
 
 def make_class(functions: Functions, node: ast.ClassDef, scope: Scope) -> type:
-    """The class a `class` statement defines: one base, torch.autograd.Function or nn.Module."""
+    """The class a `class` statement defines: no base (a helper such as EarlyStopping), or one,
+    torch.autograd.Function or nn.Module."""
     machine = functions.machine
     guards.check_name(node.name, machine.line)
-    base = machine.evaluate(node.bases[0], scope) if len(node.bases) == 1 else None
-    if node.keywords or node.decorator_list or base not in (torch.autograd.Function, nn.Module):
-        raise Disallowed("a class may extend torch.autograd.Function or nn.Module, as in "
-                         "'class MyReLU(torch.autograd.Function):' or 'class Net(nn.Module):'",
-                         line=machine.line, hint_key="hint.disallowed_syntax")
-    make = _autograd_function if base is torch.autograd.Function else _module
-    cls = make(functions, node, scope)
+    base = machine.evaluate(node.bases[0], scope) if len(node.bases) == 1 else \
+        object if not node.bases else None
+    if node.keywords or node.decorator_list or \
+            base not in (torch.autograd.Function, nn.Module, object):
+        raise Disallowed("a class may extend torch.autograd.Function or nn.Module, or nothing, "
+                         "as in 'class MyReLU(torch.autograd.Function):', 'class Net(nn.Module):'"
+                         " or 'class EarlyStopping:'", line=machine.line,
+                         hint_key="hint.disallowed_syntax")
+    if base is torch.autograd.Function:
+        cls = _autograd_function(functions, node, scope)
+    else:
+        cls = _with_methods(functions, node, scope, cast(type, base))
     cls.__module__ = "__main__"  # as in a Python session: print(Net) is <class '__main__.Net'>
     functions.classes.add(cls)
     return cls
@@ -74,14 +80,15 @@ def _autograd_function(functions: Functions, node: ast.ClassDef, scope: Scope) -
     return type(node.name, (torch.autograd.Function,), members)
 
 
-def _module(functions: Functions, node: ast.ClassDef, scope: Scope) -> type:
-    """__init__ (which starts with super().__init__()), forward, and methods of the program's own,
-    each perhaps decorated with a grad mode.
+def _with_methods(functions: Functions, node: ast.ClassDef, scope: Scope, base: type) -> type:
+    """An nn.Module, or a plain class (base object): __init__, methods of the program's own, each
+    perhaps decorated with a grad mode, and fields (hidden = 16).
 
     .. note:: `__init__` is the one dunder name a program may write, and only here: the
        interpreter runs `super().__init__()` in it as nn.Module.__init__(self) (statements.py),
        the only use of super() it allows. Methods may not replace nn.Module's own (parameters,
-       to, state_dict, ...), which torch calls itself; forward is the one a module must have.
+       to, state_dict, ...), which torch calls itself, but forward. A plain class has no
+       public names of its own to replace, and its instances hold only what the program gave.
     """
     members: dict[str, Any] = {}
     fields: set[str] = set()
@@ -91,8 +98,8 @@ def _module(functions: Functions, node: ast.ClassDef, scope: Scope) -> type:
         machine.line = stmt.lineno
         if name != "__init__":
             guards.check_name(name, stmt.lineno)
-            if name != "forward" and hasattr(nn.Module, name):
-                raise Disallowed(f"'{name}' is nn.Module's own; give yours another name",
+            if name != "forward" and hasattr(base, name):
+                raise Disallowed(f"'{name}' is {base.__name__}'s own; give yours another name",
                                  line=stmt.lineno, hint_key="hint.disallowed_name")
         if isinstance(stmt, ast.Assign):  # a field the class's instances share: hidden = 16
             members[name] = machine.evaluate(stmt.value, scope)
@@ -108,7 +115,7 @@ def _module(functions: Functions, node: ast.ClassDef, scope: Scope) -> type:
         members[name] = _method(fn)
     members[PROGRAM_METHODS] = frozenset(name for name in members if name != "__init__")
     members[PROGRAM_FIELDS] = frozenset(fields)
-    return type(node.name, (nn.Module,), members)
+    return type(node.name, (base,), members)
 
 
 def _method(fn: UserFunction) -> Any:

@@ -234,5 +234,7 @@ class Functions:
         return make_class(self, node, scope)
 
     def is_module_class(self, fn: object) -> bool:
-        """Whether fn is an nn.Module class the program defined (calling it makes a module)."""
-        return fn in self.classes and isinstance(fn, type) and issubclass(fn, torch.nn.Module)
+        """Whether fn is a class the program defined, other than an autograd.Function (calling
+        it makes an instance: a module, or a plain object)."""
+        return fn in self.classes and isinstance(fn, type) and \
+            not issubclass(fn, torch.autograd.Function)

@@ -78,7 +78,7 @@ def get_attribute(obj: object, name: str, line: int | None) -> object:
         if name in al.RETURN_TYPE_FIELDS[type(obj)]:
             return getattr(obj, name)
     elif isinstance(obj, nn.Module) and PROGRAM_METHODS in vars(type(obj)):
-        return _program_module_attribute(obj, name, line)
+        return _program_attribute(obj, name, line)
     elif isinstance(obj, torch.optim.Optimizer) and name == "step" and "step" in vars(obj):
         return types.MethodType(_scheduled_step, obj)
     else:
@@ -87,21 +87,26 @@ def get_attribute(obj: object, name: str, line: int | None) -> object:
                 if name in names:
                     return getattr(obj, name)
                 break
+        else:  # not a kind of value the list knows: perhaps one of the program's own classes'
+            if PROGRAM_METHODS in vars(type(obj)):
+                return _program_attribute(obj, name, line)
     raise Disallowed(f"'{type(obj).__name__}' attribute '{name}' is not available here",
                      line=line, hint_key=al.REFUSAL_HINTS.get(name, "hint.disallowed_name"))
 
 
-def _program_module_attribute(module: nn.Module, name: str, line: int | None) -> object:
-    """An attribute of an instance of the program's own nn.Module class (classes.py): a
-    module's, one of the class's methods, or what the program set on it (self.fc1 = ...)."""
-    held = vars(module)
-    if name in al.MODULE_ATTRIBUTES or name in vars(type(module))[PROGRAM_METHODS] or \
-            name in held or any(name in held.get(kind, ()) for kind in _MODULE_STORES):
-        return getattr(module, name)
-    if hasattr(type(module), name):  # nn.Module's, but not on the list
-        raise Disallowed(f"'{type(module).__name__}' attribute '{name}' is not available here",
+def _program_attribute(obj: object, name: str, line: int | None) -> object:
+    """An attribute of an instance of one of the program's own classes (classes.py): one of the
+    class's methods or fields, what the program set on it (self.fc1 = ...), or, on a module,
+    what a module may read."""
+    held = vars(obj)
+    if name in vars(type(obj))[PROGRAM_METHODS] or name in held or \
+            isinstance(obj, nn.Module) and (name in al.MODULE_ATTRIBUTES or any(
+                name in held.get(kind, ()) for kind in _MODULE_STORES)):
+        return getattr(obj, name)
+    if hasattr(type(obj), name):  # nn.Module's, but not on the list
+        raise Disallowed(f"'{type(obj).__name__}' attribute '{name}' is not available here",
                          line=line, hint_key=al.REFUSAL_HINTS.get(name, "hint.disallowed_name"))
-    raise AttributeError(f"'{type(module).__name__}' object has no attribute '{name}'")
+    raise AttributeError(f"'{type(obj).__name__}' object has no attribute '{name}'")
 
 
 _MODULE_STORES = ("_parameters", "_modules", "_buffers")  # where nn.Module keeps what it holds
@@ -129,7 +134,7 @@ def set_attribute(obj: object, name: str, value: object, line: int | None) -> No
         setattr(obj, name, value)
     elif isinstance(obj, torch.autograd.function.FunctionCtx) and not hasattr(type(obj), name):
         setattr(obj, name, value)
-    elif isinstance(obj, nn.Module) and PROGRAM_METHODS in vars(type(obj)) and (
+    elif PROGRAM_METHODS in vars(type(obj)) and (
             not hasattr(type(obj), name) or name in vars(type(obj))[PROGRAM_FIELDS]):
         # self.fc1 = nn.Linear(...), or its own value of a class field; not a method
         setattr(obj, name, value)  # nn.Module's __setattr__ registers modules and parameters

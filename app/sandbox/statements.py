@@ -67,8 +67,8 @@ class Machine(Evaluator):
         self.evaluate(node.value, scope)
 
     def _super_init(self, call: ast.Call, scope: Scope) -> None:
-        """super().__init__() in the __init__ of a program's nn.Module class (classes.py): on
-        the instance being made, whatever its `self` now names."""
+        """super().__init__() in the __init__ of a program's class (classes.py): for a module,
+        nn.Module.__init__ on the instance being made, whatever its `self` now names."""
         function = self.function
         if function is None or not function.module_init:
             raise Disallowed("super().__init__() belongs in the __init__ of a class that "
@@ -93,9 +93,10 @@ class Machine(Evaluator):
         if not isinstance(kind, type):
             given = "module" if isinstance(kind, al.Namespace) else type(kind).__name__
             raise TypeError(f"super() argument 1 must be a type, not {given}")
-        if not isinstance(this, torch.nn.Module) or kind is not type(this) or obj is not this:
+        if kind is not type(this) or obj is not this:
             raise TypeError("super(type, obj): obj must be an instance or subtype of type")
-        torch.nn.Module.__init__(this)
+        if isinstance(this, torch.nn.Module):  # a plain class's base is object: nothing to do
+            torch.nn.Module.__init__(this)
 
     def _assign(self, node: ast.Assign, scope: Scope) -> None:
         value = self.evaluate(node.value, scope)
