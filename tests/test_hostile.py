@@ -488,6 +488,10 @@ EXHAUSTION = [
     case("broadcast-function", "a = torch.ones(10**5, 1)\nb = torch.ones(1, 10**5)\n"
          "c = torch.maximum(a, b)", "too_large", 3),
     case("matmul", "x = torch.ones(10**5, 1) @ torch.ones(1, 10**5)", "too_large"),
+    case("matmul-batch-broadcast", "x = torch.ones(1000, 1, 100, 1) @ torch.ones(1, 1000, 1, 100)",
+         "too_large"),
+    case("addmm", "x = torch.ones(10**5, 1).addmm(torch.ones(10**5, 1), torch.ones(1, 10**5))",
+         "too_large"),
     case("mm", "x = torch.mm(torch.ones(10**5, 1), torch.ones(1, 10**5))", "too_large"),
     case("outer", "x = torch.outer(torch.ones(10**5), torch.ones(10**5))", "too_large"),
     case("einsum", "a = torch.ones(10**5)\nx = torch.einsum('i,j->ij', a, a)", "too_large", 2),

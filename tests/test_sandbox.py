@@ -505,3 +505,34 @@ def test_a_generator_expression_counts_its_steps_as_it_runs() -> None:
     with pytest.raises(Timeout):
         run_program("g = (i for i in range(10**9))\nfor x in g:\n    pass\n",
                     limits=Limits(steps=10_000))
+
+
+def test_matmul_and_linear_are_sized_from_shapes_as_the_meta_device_sizes_them() -> None:
+    # size_guard._SHAPES skips the meta device's slow decompositions for the calls a training
+    # loop makes most; each estimate must be what the call makes, or None (then meta decides).
+    import random
+
+    from app.sandbox.size_guard import _SHAPES
+
+    rng = random.Random(0)
+    checked = 0
+    for _ in range(400):
+        a = torch.empty([rng.choice([1, 2, 3]) for _ in range(rng.randint(1, 4))])
+        b_shape = [rng.choice([1, 2, 3]) for _ in range(rng.randint(1, 4))]
+        if rng.random() < 0.7:  # agreeing inner dimensions, most of the time
+            b_shape[0 if len(b_shape) == 1 else -2] = a.shape[-1]
+        b = torch.empty(b_shape)
+        w = torch.empty([rng.randint(1, 3), a.shape[-1]][rng.randint(0, 1):])
+        calls = [("matmul", torch.matmul, (a, b)), ("rmatmul", torch.matmul, (b, a)),
+                 ("mm", torch.mm, (a, b)), ("bmm", torch.bmm, (a, b)),
+                 ("linear", torch.nn.functional.linear, (a, w)),
+                 ("addmm", torch.addmm, (torch.empty(1), a, b))]
+        for name, fn, args in calls:
+            try:
+                made = fn(*(t.to("meta") for t in args)).numel()
+            except (RuntimeError, ValueError, IndexError):
+                continue  # torch refuses these shapes: the call raises its own error
+            estimate = _SHAPES[name](args if name != "rmatmul" else (a, b), {})
+            assert estimate in (None, made), (name, [t.shape for t in args], estimate, made)
+            checked += estimate is not None
+    assert checked > 500
