@@ -183,6 +183,10 @@ class _Builder:
         """A node for a tensor that the grad walks did not reach but the graph fed: cut from
         it (detach, no_grad), or computed from a cut tensor."""
         t = made.tensor
+        if grad_fn_of(t) is not None:
+            # in a graph, but one no walk drew (a training loop's earlier steps): not a cut,
+            # and drawing each as one would add nodes for every step the loop took
+            return None
         sources = [self.of_tensor[id(x)] for x in made.inputs
                    if isinstance(x, torch.Tensor) and id(x) in self.of_tensor and x is not t]
         if not made.grad_enabled and id(t) in self.recorder.module_outputs:

@@ -352,3 +352,19 @@ def test_tensors_a_program_holds_past_the_memory_limit_are_still_refused() -> No
                "    xs.append(torch.ones(1000, 1000))\n")
     with pytest.raises(TooLarge, match="tensors hold"):
         run(program, tensor_memory_bytes=_SMALL_MEMORY)
+
+
+def test_a_long_training_loop_draws_no_more_nodes_than_a_short_one() -> None:
+    # Each step's output is in a graph no walk drew (only the first backward calls are traced):
+    # it is no detach() cut, and drawing it as one added two nodes a step, past the limit.
+    program = ("import torch\nimport torch.nn as nn\n"
+               "X = torch.tensor([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])\n"
+               "Y = torch.tensor([[0.0], [1.0], [1.0], [0.0]])\n"
+               "model = nn.Sequential(nn.Linear(2, 4), nn.Tanh(), nn.Linear(4, 1))\n"
+               "opt = torch.optim.Adam(model.parameters(), lr=0.05)\n"
+               "loss_fn = nn.BCEWithLogitsLoss()\n"
+               "for epoch in range(STEPS):\n    opt.zero_grad()\n"
+               "    loss = loss_fn(model(X), Y)\n    loss.backward()\n    opt.step()\n")
+    sizes = {steps: len(graph(program.replace("STEPS", str(steps)), "cpu", Limits()).nodes)
+             for steps in (30, 600)}
+    assert sizes[30] == sizes[600] < 200
