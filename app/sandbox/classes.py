@@ -1,8 +1,10 @@
-"""The classes a program may define: `class X(torch.autograd.Function)` and `class X(nn.Module)`.
+"""The classes a program may define: `class X(torch.autograd.Function)`, `class X(nn.Module)`
+and a plain `class X:` (a helper such as EarlyStopping).
 
 Their methods are the program's own functions (functions.UserFunction), so torch calls them back
 (apply, a module's __call__) through the same interpreter, under the same limits. A class is made
-with type(), from nothing but those methods.
+with type(), from nothing but those methods and its fields; guards decides what a program may
+read and set on an instance (PROGRAM_METHODS, PROGRAM_FIELDS).
 """
 
 from __future__ import annotations
