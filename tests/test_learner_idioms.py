@@ -20,8 +20,12 @@ from tests.helpers import plain_stdout
 
 
 def _same_as_python(program: str) -> str:
-    """Run program in the lab, assert it printed what Python prints, and return that."""
+    """Run program in the lab, assert it printed what Python prints, and return that.
+
+    Python's run starts from seed 0, as every run in the lab does (layers start random).
+    """
     printed = jobs.graph(program, "cpu", Limits()).stdout
+    torch.manual_seed(0)
     assert printed == plain_stdout(program)
     return printed
 
@@ -398,11 +402,8 @@ except TypeError as e:
 
 def test_a_model_class_of_the_programs_own_trains_and_prints_as_in_python() -> None:
     # super().__init__() and super(Old, self).__init__(), parameters, buffers, plain fields,
-    # a method of its own, isinstance, and the errors Python and torch give. Its layers start
-    # random: every run in the lab starts from seed 0, so Python's does too.
-    printed = jobs.graph(_NET, "cpu", Limits()).stdout
-    torch.manual_seed(0)
-    assert printed == plain_stdout(_NET)
+    # a method of its own, isinstance, and the errors Python and torch give
+    _same_as_python(_NET)
 
 
 def test_the_graph_names_the_layers_of_a_programs_own_model() -> None:
@@ -456,9 +457,7 @@ print(nn.AvgPool1d(4)(sig).shape, nn.Conv1d(2, 1, 3)(sig).shape)
 
 
 def test_a_small_cnn_trains_one_step_as_in_python() -> None:
-    printed = jobs.graph(_CNN, "cpu", Limits()).stdout
-    torch.manual_seed(0)  # as every run in the lab starts
-    assert printed == plain_stdout(_CNN)
+    _same_as_python(_CNN)
 
 
 def test_map_and_filter_are_lazy_and_checked_as_in_python() -> None:

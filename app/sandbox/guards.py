@@ -35,8 +35,9 @@ _ATTRIBUTE_POLICIES: tuple[tuple[type | tuple[type, ...], frozenset[str]], ...] 
     (torch.iinfo, al.IINFO_ATTRIBUTES),
 )
 
-# The class attribute that marks a program's nn.Module class (classes.py): its methods' names,
-# which a program may read on its instances, with what the instances hold. No program can name it.
+# The class attribute that marks one of the program's own classes (classes.py): its methods' and
+# fields' names, which a program may read on its instances, with what the instances hold. No
+# program can name it.
 PROGRAM_METHODS = "_program_methods"
 PROGRAM_FIELDS = "_program_fields"  # those of them that are fields (hidden = 16), not methods
 
@@ -125,8 +126,8 @@ def _scheduled_step(optimizer: torch.optim.Optimizer, *args: object, **kwargs: o
 
 
 def set_attribute(obj: object, name: str, value: object, line: int | None) -> None:
-    """obj.name = value, for tensors' grad/requires_grad/data and the fields of a ctx or of a
-    program's own module."""
+    """obj.name = value, for tensors' grad/requires_grad/data and the fields of a ctx or of an
+    instance of the program's own classes."""
     check_name(name, line)
     if obj is None:  # w.grad.data = ... before backward(): Python's error, as get_attribute's
         raise AttributeError(f"'NoneType' object has no attribute '{name}'")

@@ -95,8 +95,7 @@ _SHARED_BUILTINS = {**PLAIN, **EXCEPTIONS, **_PRELUDE}
 _BUILTIN_IDS = {id(v) for v in _SHARED_BUILTINS.values() if callable(v)}
 # What a program may call, but for the builtins each run makes (Runtime._made_ids) and its own
 # functions: the allow-list's callables and the shared builtins.
-_ALLOWED_IDS = _callables(_NAMESPACES.values()) | {
-    id(v) for v in _SHARED_BUILTINS.values() if callable(v)}
+_ALLOWED_IDS = _callables(_NAMESPACES.values()) | _BUILTIN_IDS
 
 _BINARY: dict[type[ast.operator], tuple[str, Callable[[Any, Any], Any], Callable[[Any, Any], Any]]]
 _BINARY = {
