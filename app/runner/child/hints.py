@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import errno
+
 from app.errors import AppError, ProgramError, TooLarge
-from app.sandbox import sizes
 
 # (text in the exception's message, hint key): the tutorial's §5.3 mistakes first.
 _HINTS: tuple[tuple[str, str], ...] = (
@@ -19,18 +20,19 @@ _HINTS: tuple[tuple[str, str], ...] = (
     ("returned nan values in its", "hint.anomaly_nan"),  # under detect_anomaly()
     ("cannot be converted to Scalar", "hint.item_many"),
     ("data-dependent control flow", "hint.vmap_control_flow"),  # a surface's if or max()
-    ("out of memory", "hint.too_large"),
     ("must match the size", "hint.shape_mismatch"),
     ("cannot be multiplied", "hint.shape_mismatch"),
     ("shape mismatch", "hint.shape_mismatch"),
     ("grad can be implicitly created only for scalar outputs", "hint.scalar_backward"),
     ("'NoneType' object has no attribute", "hint.none_attribute"),  # w.grad.zero_() too early
-    ("CUDA error", "hint.cuda_error"),  # after "out of memory", which CUDA errors can be too
+    ("CUDA error", "hint.cuda_error"),
 )
+_OUT_OF_MEMORY = ("out of memory", "can't allocate memory", "Failed to allocate")
+_MESSAGE_CHARS = 2_000
 
 
 def from_exception(exc: BaseException, line: int | None) -> AppError:
-    """An AppError for exc, keeping torch's message word for word (cut at 2,000 characters)."""
+    """An AppError for exc, keeping its message word for word (cut at 2,000 characters)."""
     if isinstance(exc, AppError):
         return exc
     text = text_of(exc)
@@ -39,32 +41,31 @@ def from_exception(exc: BaseException, line: int | None) -> AppError:
         return TooLarge(message, line=line, hint_key="hint.too_large")
     if isinstance(exc, RecursionError):
         return TooLarge(message, line=line, hint_key="hint.recursion")
+    return ProgramError(message, line=line, hint_key=_hint(exc, text))
+
+
+def _hint(exc: BaseException, text: str) -> str | None:
+    if isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES, errno.EROFS):
+        return "hint.walled"  # the kernel's walls: no files, network or processes
+    if isinstance(exc, ModuleNotFoundError):
+        return "hint.module_missing"
     hint = next((key for words, key in _HINTS if words in text), None)
     if hint is None and isinstance(exc, NameError):
-        hint = "hint.name_error"
-    return ProgramError(message, line=line, hint_key=hint)
+        return "hint.name_error"
+    return hint
 
 
 def out_of_memory(exc: BaseException, text: str) -> bool:
-    """Whether exc, whose text_of() is `text`, says an allocation failed: MemoryError,
-    torch.OutOfMemoryError, CUDA's "out of memory" (also as AcceleratorError, when the GPU
-    itself is full), and on the CPU what the worker's address-space limit makes malloc say."""
+    """Whether exc says an allocation failed: MemoryError, torch's OutOfMemoryError, CUDA's
+    "out of memory", and on the CPU what the address-space limit makes the allocator say."""
     return isinstance(exc, MemoryError) or type(exc).__name__ == "OutOfMemoryError" or \
         any(words in text for words in _OUT_OF_MEMORY)
 
 
-_OUT_OF_MEMORY = ("out of memory", "can't allocate memory", "Failed to allocate")
-_MESSAGE_CHARS = 2_000
-
-
 def text_of(exc: BaseException) -> str:
-    """str(exc), cut at 2,000 characters, and never built when it would be far longer:
-    str(KeyError(key)) is repr(key), which can be a value far too big to write out."""
+    """str(exc), cut at 2,000 characters; a value that cannot be written still has its kind."""
     try:
-        if sizes.text_size(exc.args, _MESSAGE_CHARS) > _MESSAGE_CHARS:
-            return "(the value in this message is too long to show)"
         text = str(exc)
-    except Exception:  # noqa: BLE001 - a program's value that cannot be written (a module
-        # missing its super().__init__(), one that holds itself): the error still has its kind
+    except Exception:  # noqa: BLE001 - e.g. a module whose __init__ left out super().__init__()
         return "(the value in this message could not be written)"
     return text if len(text) <= _MESSAGE_CHARS else text[:_MESSAGE_CHARS] + "..."

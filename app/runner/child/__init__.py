@@ -1,0 +1,1 @@
+"""What runs inside a walled, single-use child: lock-in, the learner's program, the reply."""

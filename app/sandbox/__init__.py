@@ -1,1 +1,0 @@
-"""The program runner: the security boundary between learners' code and the server."""
