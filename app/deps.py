@@ -1,67 +1,69 @@
-"""What routes depend on: the sandbox pool and the page templates."""
+"""What routes depend on: the runner that runs their jobs, and the page templates."""
 
 from __future__ import annotations
 
-import inspect
+from collections.abc import AsyncGenerator, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import Annotated, Any
 
-from fastapi import Request, Response
+from fastapi import Depends, Request, Response
 from fastapi.templating import Jinja2Templates
 
 from app import i18n
 from app.errors import ProgramError
+from app.runner.pool.pool import Pool
 from app.settings import Settings, get_settings
-
-if TYPE_CHECKING:
-    # Only the type: the pool itself is built once, in main.py's lifespan.
-    from app.sandbox.workers import WorkerPool
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-async def get_pool(request: Request) -> WorkerPool:  # async: no thread hop
-    return pool_of(request)
+@dataclass(frozen=True, slots=True)
+class Runner:
+    """How a route runs a job: in a fresh walled child, within the settings' limits."""
+
+    pool: Pool
+    settings: Settings
+
+    async def reply(self, job: Callable[..., Any], *, strangers_code: bool,
+                    **args: object) -> Response:
+        """job(**args)'s reply body as the response: JSON the child wrote, passed through."""
+        settings = self.settings
+        body = await self.pool.run(job, wall_seconds=settings.wall_seconds,
+                                   cpu_seconds=settings.cpu_seconds,
+                                   queue_seconds=settings.queue_seconds,
+                                   strangers_code=strangers_code, **args)
+        return Response(body, media_type="application/json")
+
+    def stream(self, job: Callable[..., Any], **args: object) -> AsyncGenerator[bytes, None]:
+        """Each reply body of a job that streams (a training run), within stream_seconds."""
+        settings = self.settings
+        return self.pool.stream(job, wall_seconds=settings.stream_seconds,
+                                cpu_seconds=settings.stream_seconds,
+                                queue_seconds=settings.queue_seconds, strangers_code=False,
+                                **args)
+
+    def device(self, requested: str) -> str:
+        """Where a job runs: the device the request names, or for "auto" the server's setting.
+
+        A server set to the CPU runs nothing on a GPU it may have: its children keep an
+        address-space limit, under which CUDA cannot even start.
+        """
+        if requested == "auto":
+            return self.settings.device
+        if requested == "cuda" and self.settings.device == "cpu":
+            raise ProgramError("CUDA was asked for, but this server is set to use only the CPU",
+                               hint_key="hint.no_cuda")
+        return requested
 
 
-def pool_of(request: Request) -> WorkerPool:
-    """The sandbox pool, for a route that takes it without a dependency (POST /api/graph)."""
-    pool: WorkerPool = request.app.state.pool
-    return pool
+async def get_runner(request: Request,
+                     settings: Annotated[Settings, Depends(get_settings)]) -> Runner:
+    return Runner(request.app.state.pool, settings)
 
 
-async def settings_of(request: Request) -> Settings:
-    """get_settings, for a route that takes them without a dependency (POST /api/graph).
-
-    A test's `app.dependency_overrides[get_settings]` applies here as it does to a dependency.
-    """
-    provide = request.app.dependency_overrides.get(get_settings, get_settings)
-    settings = provide()
-    if inspect.isawaitable(settings):
-        settings = await settings
-    return cast(Settings, settings)
-
-
-def job_device(settings: Settings, requested: str) -> str:
-    """Where a job runs: the device the request names, or for "auto" the server's setting.
-
-    A server set to the CPU runs nothing on a GPU it may have: its workers keep an address-space
-    limit, under which CUDA cannot even start.
-    """
-    if requested == "auto":
-        return settings.device
-    if requested == "cuda" and settings.device == "cpu":
-        raise ProgramError("CUDA was asked for, but this server is set to use only the CPU",
-                           hint_key="hint.no_cuda")
-    return requested
-
-
-def job_body(body: object) -> Response:
-    """A reply whose JSON a sandbox job wrote (app.wire), for a route whose response_model
-    documents it: the server passes the bytes through rather than unpickling the result and
-    encoding it on the event loop. Tests check each body against its model, field for field.
-    """
-    return Response(cast(bytes, body), media_type="application/json")
+RunnerDep = Annotated[Runner, Depends(get_runner)]
+SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 
 def page_choice(request: Request, name: str, allowed: tuple[str, ...]) -> str | None:

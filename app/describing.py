@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 
 from app.graph import Node, Saved, Variable
-from app.sandbox.interpreter import Produced
+from app.recording import Produced
 from app.tensors import TensorReads, dtype_name, grad_fn_of, is_leaf_of, plain_number
 
 

@@ -20,26 +20,12 @@ class AppError(Exception):
         self.message = message
         self.line = line
         self.hint_key = hint_key
-        # Set by run_program on failure: what the program built before it failed. It stays in
-        # the worker; `partial` is the plain-data view of it that crosses to the server.
-        self.execution: object = None
+        # What a failed program built before its error, as plain data: the graph lab draws it.
         self.partial: dict[str, object] | None = None
-
-    def __reduce__(self) -> tuple[object, ...]:
-        # Errors cross the pipe from a sandbox worker to the server, so they must pickle
-        # with their keyword-only fields.
-        return (_rebuild, (type(self), self.message, self.line, self.hint_key, self.partial))
 
     def to_plain(self) -> dict[str, object]:
         return {"type": self.type, "message": self.message, "line": self.line,
                 "hint_key": self.hint_key}
-
-
-def _rebuild(cls: type[AppError], message: str, line: int | None, hint_key: str | None,
-             partial: dict[str, object] | None = None) -> AppError:
-    error = cls(message, line=line, hint_key=hint_key)
-    error.partial = partial
-    return error
 
 
 class ProgramError(AppError):
@@ -49,29 +35,43 @@ class ProgramError(AppError):
     type = "program_error"
 
 
-class Disallowed(AppError):
-    """The program used syntax or a name that is not on the allow-list."""
-
-    status = 400
-    type = "disallowed"
-
-
 class TooLarge(AppError):
-    """A size limit: program, tensor, memory, integer, sequence, output or graph."""
+    """A size limit: program, memory, output, graph, reply or request."""
 
     status = 413
     type = "too_large"
 
 
 class Timeout(AppError):
-    """The program ran past its step, CPU-time or wall-time budget."""
+    """The program ran past its CPU-time or wall-time budget."""
 
     status = 408
     type = "timeout"
 
 
+class RequestInvalid(AppError):
+    """A request's option that torch refuses (an unknown keyword, a negative lr)."""
+
+    status = 422
+    type = "request_invalid"
+
+
 class Busy(AppError):
-    """Every sandbox worker stayed busy for longer than a request may queue."""
+    """Every place to run a program stayed taken for longer than a request may queue."""
 
     status = 503
     type = "busy"
+
+
+class RunnerFailed(AppError):
+    """A child answered with something other than its frames, or could not put its walls up."""
+
+    status = 502
+    type = "runner_failed"
+
+
+# The kinds a child may report (app/runner/frames.py): the server rebuilds each from its name,
+# with the status the server gives it.
+ERRORS: dict[str, type[AppError]] = {
+    cls.type: cls for cls in (ProgramError, TooLarge, Timeout, RequestInvalid, RunnerFailed)
+}

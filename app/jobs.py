@@ -1,62 +1,85 @@
-"""What a sandbox worker runs: one function per request kind, plain values in and out.
+"""What a child runs: one function per request kind, plain values in, the reply's JSON out.
 
-The pool calls these by name ("app.jobs:graph") inside a worker process, so torch and the
-learner's program never run in the server process.
+A route names a job by reference (`await run_job(request, jobs.descent, ...)`); the pool sends
+the job's name and arguments to a fresh walled child, which finds it in JOBS and rebuilds each
+argument as its annotation says. So torch, and every learner's program, run only in children.
+
+`python -m app.jobs` is the zygote (app/runner/pool/zygote.py), the process they fork from.
 """
 
 from __future__ import annotations
 
+import contextlib
+import inspect
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, replace
+from typing import Any, get_type_hints
 
-# The first optimizer a process builds imports torch._dynamo (800 modules, about 1 s). This
-# module is preloaded by the workers' forkserver, so import it here, once, not per worker.
-import torch._dynamo  # noqa: F401
+import torch
+from pydantic import TypeAdapter
 
 from app import wire
-from app.errors import AppError, ProgramError
+from app.errors import AppError
 from app.graph import Graph
 from app.optimizers import Run
 from app.race import Race, Sweep, race
 from app.recording import GraphRecorder
-from app.sandbox.interpreter import Execution, run_program
-from app.sandbox.limits import Limits
+from app.runner.child import hints
+from app.runner.child.program import Execution, run_program
+from app.runner.limits import Limits
 from app.surfaces import SURFACES, Grid, evaluate, resolve
 from app.sweeps import SWEEP_STEPS, Basins, sweep_lr
 from app.sweeps import basins as find_basins
 from app.tensors import cuda_broken, pick_device
 from app.tracing import trace
-from app.training import LESSONS
+from app.training import LESSONS, TrainConfig, train
+
+Reply = bytes | Iterator[bytes]
+GRID_POINTS = 400 * 400  # the most points a surface's grid or a basins map may have
 
 
-def graph(code: str, device: str, limits: Limits) -> Graph:
-    """Run the program on the device and describe the graph it built.
+def graph(code: str, device: str, limits: Limits) -> bytes:
+    """Run the program and describe the graph it built (a GraphResponse)."""
+    return wire.dumps(graph_of(code, device, limits))
 
-    .. note:: A program that fails at run time (S6, S19) still built something: the error
+
+def graph_of(code: str, device: str, limits: Limits) -> Graph:
+    """The graph the program built, its variables and what it printed.
+
+    .. note:: A program that fails at run time (S6, S19) still built something: its error
        carries that graph as `partial`, so the page can draw it beside the message.
     """
     torch_device = pick_device(device)
     recorder = GraphRecorder(limits)
+    with _default_device(torch_device), recorder:
+        execution = run_program(code, program_bytes=limits.program_bytes,
+                                stdout_bytes=limits.stdout_bytes)
+    error = execution.error
+    if error is None:
+        return _traced(execution, recorder, torch_device)
+    # After a failed CUDA kernel, nothing more can be read from the GPU to draw.
+    if not cuda_broken():
+        with contextlib.suppress(AppError):  # a partial graph too large: the error says enough
+            error.partial = asdict(_traced(execution, recorder, torch_device))
+    raise error
+
+
+def _traced(execution: Execution, recorder: GraphRecorder, device: torch.device) -> Graph:
+    """trace(), where the program's own objects may refuse to be read: a 4xx, not a bug."""
     try:
-        execution = run_program(code, limits=limits, device=torch_device, recorder=recorder)
-    except ProgramError as error:
-        # After a failed CUDA kernel, nothing more can be read from the GPU to draw.
-        if isinstance(error.execution, Execution) and not cuda_broken():
-            try:
-                error.partial = asdict(trace(error.execution, recorder, torch_device))
-            except AppError:
-                pass  # the partial graph is itself too large: the error alone says enough
-        error.execution = None
+        return trace(execution, recorder, device)
+    except AppError:
         raise
-    return trace(execution, recorder, torch_device)
+    except Exception as exc:  # noqa: BLE001 - what the program left (a tensor too big to read)
+        raise hints.from_exception(exc, None) from None
 
 
-def graph_json(code: str, device: str, limits: Limits) -> bytes:
-    """graph(), as the reply's JSON body (a GraphResponse), written here in the worker."""
-    return wire.dumps(graph(code, device, limits))
+def _default_device(device: torch.device) -> contextlib.AbstractContextManager[object]:
+    # On a GPU server the program's tensors go to the GPU, as if it had written device=.
+    return contextlib.nullcontext() if device.type == "cpu" else device
 
 
-# The descent lab's jobs answer with the reply's JSON body (app.wire): these fields hold
-# float32 tensors' values, written as float32s.
+# The descent lab's replies: these fields hold float32 tensors' values, written as float32s.
 _FLOAT32 = ("x", "y", "z", "points", "loss", "grad", "grad_norm", "grad_norm_clipped", "state",
             "final_loss", "minima")
 
@@ -64,16 +87,16 @@ _FLOAT32 = ("x", "y", "z", "points", "loss", "grad", "grad_norm", "grad_norm_cli
 def surface(surface: str | None, expr: str | None, params: dict[str, float],
             x_range: tuple[float, float], y_range: tuple[float, float], resolution: int,
             limits: Limits) -> bytes:
-    """The surface on a grid (a Grid, as JSON); a learner's expression runs here."""
+    """The surface on a grid (a Grid); a learner's expression runs here."""
     fn = resolve(surface, expr, params, limits)
-    grid: Grid = evaluate(fn, x_range, y_range, resolution, max_numel=limits.tensor_numel)
+    grid: Grid = evaluate(fn, x_range, y_range, resolution, max_numel=GRID_POINTS)
     return wire.dumps(grid, _FLOAT32)
 
 
 def descent(surface: str | None, expr: str | None, params: dict[str, float],
             start: tuple[float, float], steps: int, runs: list[Run], noise: float, seed: int,
             sweep: bool, limits: Limits) -> bytes:
-    """The race (a Race, as JSON); with `sweep`, each run first gets the lr its sweep picked."""
+    """The race (a Race); with `sweep`, each run first gets the lr its sweep picked."""
     fn = resolve(surface, expr, params, limits)
     sweeps: list[Sweep | None] = [None] * len(runs)
     if sweep:
@@ -90,40 +113,67 @@ def descent(surface: str | None, expr: str | None, params: dict[str, float],
 def basins(surface: str | None, expr: str | None, params: dict[str, float], run: Run,
            x_range: tuple[float, float], y_range: tuple[float, float], resolution: int,
            steps: int, limits: Limits) -> bytes:
-    """The basins map (Basins, as JSON): `run` from every start of the grid, coloured by
-    where it ends."""
+    """The basins map (Basins): `run` from every start of the grid, coloured by where it ends."""
     fn = resolve(surface, expr, params, limits)
     minima = SURFACES[surface].minima if expr is None and surface in SURFACES else ()
     found: Basins = find_basins(fn, run, x_range, y_range, resolution, steps, minima,
-                                max_numel=limits.tensor_numel)
+                                max_numel=GRID_POINTS)
     return wire.dumps(found, _FLOAT32)
 
 
-def training(lesson: str, device: str, **options: object) -> object:
-    """Run one of the training lessons (app.training.LESSONS) on the device."""
-    return LESSONS[lesson](device=pick_device(device), **options)
+def lesson(name: str, device: str, options: dict[str, Any]) -> bytes:
+    """One of the training lessons (app.training.LESSONS), run on the device."""
+    return wire.dumps(LESSONS[name](device=pick_device(device), **options))
 
 
-def training_json(lesson: str, device: str, **options: object) -> bytes:
-    """training(), as the reply's JSON body, written here in the worker."""
-    return wire.dumps(training(lesson, device, **options))
+def training_run(config: TrainConfig, device: str) -> Iterator[bytes]:
+    """The training loop, one reply body per chunk of steps, as the steps run."""
+    for chunk in train(config, device=pick_device(device)):
+        yield wire.dumps(chunk)
 
 
-# What each new sandbox worker runs before its first request (WorkerPool's warm_up): parse,
-# torch calls, backward, print and tracing, so that their first-use costs in a fresh process
-# (page faults as it writes to what it shares with the forkserver, lazy imports, Python's
-# specialising of hot code) are not a learner's wait: S2 took 11.3 ms as a fresh worker's
-# first job, 1.8 ms after this.
-#
-# Only a program's graph. The pool starts a worker whenever a long job takes one's place, and a
-# class under attack does so a dozen times a second, so this is paid often. Warming up a
-# surface and a race of every optimizer too took 31 ms instead of 11, and saved a fresh
-# worker's first 1,000-step race 10 ms of its 300.
-_WARM_UP_PROGRAM = ("import torch\nx = torch.ones(3, requires_grad=True)\n"
-                    "y = (x * 2 + 1).sum()\ny.backward()\nprint(x.grad)\n")
+def walls() -> bytes:
+    """What a child sees of its own walls: its user, capabilities, filters, what it can reach."""
+    from app.runner.child.selfcheck import report
+
+    return wire.dumps(report())
 
 
-def warm_up(device: str, limits: Limits) -> None:
-    """Run a small program's graph: what most requests are."""
-    graph_json(_WARM_UP_PROGRAM, device, limits)
+def _from_json(job: Callable[..., Reply]) -> Callable[[dict[str, Any]], Reply]:
+    """job, called with JSON arguments: each rebuilt as the type the job's signature names."""
+    hints = get_type_hints(job)
+    adapters = {name: TypeAdapter(hints[name]) for name in inspect.signature(job).parameters}
 
+    def call(args: dict[str, Any]) -> Reply:
+        return job(**{name: adapters[name].validate_python(value) for name, value in args.items()})
+
+    return call
+
+
+# Built here, in the zygote, so no child pays for pydantic's readers.
+JOBS: dict[str, Callable[[dict[str, Any]], Reply]] = {
+    job.__name__: _from_json(job)
+    for job in (graph, surface, descent, basins, lesson, training_run, walls)
+}
+
+# What the zygote runs before its first fork, so children start with the first-call costs of
+# parsing, torch calls, backward, printing, tracing and torch.optim already paid.
+_WARM_UP_PROGRAM = """import torch
+x = torch.ones(3, requires_grad=True)
+y = (x * 2 + 1).sum()
+y.backward()
+print(x.grad, y)
+opt = torch.optim.SGD([x], lr=0.1)
+opt.step()
+"""
+
+
+def warm_up() -> None:
+    graph(_WARM_UP_PROGRAM, "cpu", Limits())
+    descent("quadratic", None, {}, (1.0, 1.0), 3, [Run("adam")], 0.0, 0, False, Limits())
+
+
+if __name__ == "__main__":
+    from app.runner.pool import zygote
+
+    zygote.main(JOBS, warm_up)

@@ -1,8 +1,7 @@
-"""create_app(): routers, /static, the sandbox pool, and the one error envelope for all failures."""
+"""create_app(): routers, /static, the runner's pool, and the one error envelope for failures."""
 
 from __future__ import annotations
 
-import gc
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -21,6 +20,7 @@ from app import i18n
 from app.deps import ROOT
 from app.errors import AppError
 from app.routes import descent, graph, home, lessons, training
+from app.runner.pool.pool import Pool, PoolConfig
 from app.settings import load_settings
 
 logger = logging.getLogger(__name__)
@@ -30,30 +30,30 @@ _HTTP_TYPES = {404: "not_found", 405: "method_not_allowed"}
 
 @asynccontextmanager
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
-    # Imported here, not at the top, so that importing the app does not start the runner's
-    # machinery: the pool exists only while the server runs.
-    from app.sandbox.workers import WorkerPool
-
+    # Here, not at import: the runner's zygote exists only while the server runs.
     settings = load_settings()
-    pool = WorkerPool(
-        settings.sandbox_workers,
-        memory_mb=settings.worker_memory_mb,
-        device=settings.device,
-        long_jobs=settings.sandbox_long_jobs,
-        standby=settings.sandbox_standby,
-        warm_up=("app.jobs:warm_up", {"device": settings.device, "limits": settings.limits()}),
-    )
+    pool = Pool(PoolConfig(
+        device=_device(settings.device), ready=settings.runner_ready,
+        jobs=settings.runner_jobs, long_jobs=settings.runner_long_jobs,
+        memory_mb=settings.memory_mb,
+        max_cpu_seconds=max(settings.cpu_seconds, settings.stream_seconds),
+        reply_bytes=settings.reply_bytes, user=settings.runner_user,
+        weak_walls=settings.runner_weak_walls))
     pool.start()
     app.state.pool = pool
-    # Every module is imported and the pool is up: what is alive now stays alive, so the
-    # collector need not walk it again (a full walk of torch's objects takes ~0.1 s, and
-    # unpickling a large reply sets one off in the middle of a request).
-    gc.collect()
-    gc.freeze()
     try:
         yield
     finally:
         pool.close()
+
+
+def _device(setting: str) -> str:
+    """The children's device: "auto" is CUDA when this machine has a GPU."""
+    if setting != "auto":
+        return setting
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
 
 
 def create_app() -> FastAPI:
@@ -72,10 +72,6 @@ def create_app() -> FastAPI:
     # (plotly.js, 3.6 MB of the pages' weight, is compressed once at level 9: routes/home.py.)
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=1)
     app.add_middleware(_RememberPageChoices)
-    # Routes match in order, and the lab's busiest endpoint is POST /api/graph: first, it
-    # skips matching the pages' routes (10-40 us of the server's time per request). A plain
-    # route serves it; graph.router's, next, documents it (see routes/graph.py).
-    app.add_route("/api/graph", graph.run_graph, methods=["POST"], include_in_schema=False)
     app.include_router(graph.router)
     app.include_router(home.router)
     app.include_router(lessons.router)

@@ -1,25 +1,44 @@
-"""GraphRecorder: watches one program run for the graph lab.
+"""GraphRecorder: watches one program's run for the graph lab.
 
-It sees what the final variables cannot show: the order in which the autograd engine really
-ran each backward call (a prehook and a hook on every node, registered just before the call
-and removed right after), the tensors the saved-for-backward buffers held before backward
-freed them, which nn.Module call made each tensor, and every gradcheck's verdict (gradchecks.py).
+It sees what the final variables cannot show: every tensor the program made, with its line,
+the op and its inputs, and the grad mode (a TorchFunctionMode, until the graph lab has enough:
+`graph_nodes` tensors, or its traced backward calls); which nn.Module call made each tensor
+(global module hooks); the order in which the autograd engine really ran each backward call
+(a prehook and a hook on every node, registered just before the call and removed after); the
+tensors the saved-for-backward buffers held before backward freed them; and every gradcheck's
+verdict (gradchecks.py). The program runs as CPython runs it; the recorder only looks on.
 """
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
+from types import FrameType
 from typing import Any
 
 import torch
+from torch.optim.optimizer import register_optimizer_step_post_hook
+from torch.overrides import TorchFunctionMode
 
 from app.errors import TooLarge
-from app.gradchecks import GRADCHECKS, GradcheckRecord, run_gradcheck
-from app.sandbox.limits import Limits
+from app.gradchecks import GradcheckRecord, run_gradcheck
+from app.runner.child.program import FILENAME, program_line
+from app.runner.limits import Limits
 from app.tensors import all_finite, numel_budget, plain_and_finite, to_plain
 
 TRACED_CALLS = 20  # backward calls traced step by step; later ones still run, untraced
-_AUTOGRAD = {id(torch.autograd.grad): "grad", id(torch.autograd.backward): "backward"}
+_RECORDED_BYTES = 64 << 20  # the tensors' memory the records may keep alive
+
+
+@dataclass(frozen=True, slots=True)
+class Produced:
+    """A tensor the program made: the line, the operation and its inputs, and the grad mode."""
+
+    tensor: torch.Tensor
+    line: int
+    op: str = ""
+    inputs: tuple[object, ...] = ()  # the tensor and number arguments, as given
+    grad_enabled: bool = True
 
 
 @dataclass(slots=True)
@@ -96,11 +115,13 @@ def _saved_names(node_type: type) -> tuple[str, ...]:
 
 
 class GraphRecorder:
-    """A Recorder (see app.sandbox.runtime) that keeps what the graph lab draws."""
+    """Keeps what the graph lab draws of one run: enter it around the program."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
-        self.muted = False
+        self.muted = False  # while True (gradcheck's perturbed runs), nothing is recorded
+        self.recording = True  # until there is enough to draw
+        self.produced: dict[int, Produced] = {}  # id(tensor): what made it, in order
         self.calls: list[BackwardCall] = []
         self.untraced_calls = 0
         self.gradchecks: list[GradcheckRecord] = []
@@ -108,66 +129,104 @@ class GraphRecorder:
         self.module_outputs: dict[int, tuple[torch.Tensor, Any]] = {}  # id(t): (t, module)
         self._stack: list[Any] = []
         self._handles: list[Any] = []
+        self._patched: list[tuple[Any, str, Any]] = []  # (owner, name, torch's own)
+        self._mode = _Made(self)
+        self._inside = False  # in a backward or grad call already
+        self._bytes = 0
         self._numel = 1_000
-
-    # --- the whole run: which module call made each tensor -------------------------------------
 
     def __enter__(self) -> GraphRecorder:
         hooks = torch.nn.modules.module
         # always_call: a forward that raises (and that the program catches) leaves its module
         # too, or every later op would be drawn inside it
-        self._handles = [hooks.register_module_forward_pre_hook(self._enter_module),
-                         hooks.register_module_forward_hook(self._leave_module, always_call=True)]
+        self._handles = [
+            hooks.register_module_forward_pre_hook(self._enter_module),
+            hooks.register_module_forward_hook(self._leave_module, always_call=True),
+            register_optimizer_step_post_hook(self._stepped)]
+        autograd = torch.autograd
+        checks = sys.modules["torch.autograd.gradcheck"]
+        for owner, name, wrap in (
+                (autograd, "backward", self._backward), (autograd, "grad", self._backward),
+                (autograd, "gradcheck", self._gradcheck), (checks, "gradcheck", self._gradcheck),
+                (autograd, "gradgradcheck", self._gradcheck),
+                (checks, "gradgradcheck", self._gradcheck)):
+            self._patched.append((owner, name, getattr(owner, name)))
+            setattr(owner, name, wrap(getattr(owner, name), name))
+        self._mode.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._stop_recording()
         for handle in self._handles:
             handle.remove()
-        self._handles = []
+        for owner, name, original in reversed(self._patched):
+            setattr(owner, name, original)
+        self._handles, self._patched = [], []
+
+    # --- what the program made --------------------------------------------------------------
+
+    def made(self, op: str, args: tuple[Any, ...], result: Any, line: int,
+             module: Any = None) -> None:
+        """Record the tensors a call on one of the program's lines returned."""
+        outputs = result if isinstance(result, (tuple, list)) and len(result) <= 64 else (result,)
+        for t in outputs:
+            if not isinstance(t, torch.Tensor) or id(t) in self.produced:
+                continue
+            self._bytes += t.element_size() * t.numel() if not t.is_meta else 0
+            if len(self.produced) >= self.limits.graph_nodes or self._bytes > _RECORDED_BYTES:
+                self.recording = False
+                return
+            inputs = tuple(x for x in args[:8] if isinstance(x, (torch.Tensor, int, float)))
+            self.produced[id(t)] = Produced(t, line, op, inputs, torch.is_grad_enabled())
+            # torch.tanh(self.fc1(x)) in a Net's forward: the tanh is the Net call's, though
+            # no module returned it (the graph lab draws each module call as one box).
+            module = module or (self._stack[-1] if self._stack else None)
+            if module is not None and id(t) not in self.module_outputs:
+                self.module_outputs[id(t)] = (t, module)
+
+    def _stop_recording(self) -> None:
+        """Take the mode off, where it is the innermost one: it costs each torch call."""
+        self.recording = False
+        if torch.overrides._get_current_function_mode() is self._mode:
+            self._mode.__exit__(None, None, None)
 
     def _enter_module(self, module: Any, inputs: Any) -> None:
+        if not self.recording:
+            self._stop_recording()  # a module call runs at the program's own level
         self._stack.append(module)
 
     def _leave_module(self, module: Any, inputs: Any, output: Any) -> None:
         if self._stack:
             self._stack.pop()
-        outputs = output if isinstance(output, (tuple, list)) else (output,)
-        for t in outputs:
-            if isinstance(t, torch.Tensor) and id(t) not in self.module_outputs \
-                    and len(self.module_outputs) < self.limits.graph_nodes:
-                self.module_outputs[id(t)] = (t, module)  # the innermost module wins
+        # What a layer returns is the program's tensor, made on the line that called it (the
+        # ops inside torch's own forward are not the program's, and are not recorded).
+        if self.recording and not self.muted and (line := program_line()) is not None:
+            self.made(type(module).__name__, tuple(inputs), output, line, module)
 
-    def made(self, tensor: torch.Tensor) -> None:
-        # torch.tanh(self.fc1(x)) in a Net's forward: the tanh is the Net call's, though no
-        # module returned it (the graph lab draws each module call as one box).
-        if self._stack and id(tensor) not in self.module_outputs and \
-                len(self.module_outputs) < self.limits.graph_nodes:
-            self.module_outputs[id(tensor)] = (tensor, self._stack[-1])
+    def _stepped(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        if not self.recording:
+            self._stop_recording()  # optimizer.step() too
 
-    def let_go(self, named: set[int]) -> None:
-        """At the memory limit (Runtime._let_go): forget module outputs the program does not
-        name, and the saved tensors read before each backward call (a trace reads a reachable
-        node's again, where backward has not freed them)."""
-        self.module_outputs = {key: value for key, value in self.module_outputs.items()
-                               if key in named}
-        self.saved.clear()
+    # --- backward calls ---------------------------------------------------------------------
 
-    # --- backward calls ------------------------------------------------------------------------
+    def _backward(self, fn: Any, name: str) -> Any:
+        def backward(*args: Any, **kwargs: Any) -> Any:
+            if self._inside:  # torch.autograd.grad handing itself to a TorchFunctionMode
+                return fn(*args, **kwargs)
+            self._inside = True
+            try:
+                return self.call(fn, name, list(args), kwargs)
+            finally:
+                self._inside = False
+        return _like(fn, backward)
 
-    def intercepts(self, fn: object) -> bool:
-        if id(fn) in _AUTOGRAD or id(fn) in GRADCHECKS:
-            return True
-        return getattr(fn, "__name__", None) == "backward" and \
-            isinstance(getattr(fn, "__self__", None), torch.Tensor)
-
-    def call(self, fn: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
-        if id(fn) in GRADCHECKS:
-            return self._gradcheck(fn, args, kwargs, line)
-        if len(self.calls) >= TRACED_CALLS:
-            self.untraced_calls += 1
+    def call(self, fn: Any, kind: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        """fn(*args, **kwargs), a backward or grad call, traced node by node if among the first."""
+        if len(self.calls) >= TRACED_CALLS or self.muted:
+            self.untraced_calls += not self.muted
             return fn(*args, **kwargs)
         with torch._C.DisableTorchFunction():  # the recorder's reads, not the program's
-            call = self._describe(fn, args, kwargs, line)
+            call = _describe(kind, args, kwargs, len(self.calls), program_line() or 0)
             fns = walk([t.grad_fn for t in call.roots], self.limits.graph_nodes)
             for node in fns:
                 self.saved.setdefault(id(node), (node, saved_tensors(node)))
@@ -178,7 +237,7 @@ class GraphRecorder:
                 handles.append(node.register_prehook(self._prehook(call, node)))
                 if type(node).__name__ != "AccumulateGrad":  # it sends nothing further back
                     handles.append(node.register_hook(self._hook(call, node)))
-            result = _run(fn, args, kwargs)
+            result = fn(*args, **kwargs)
         except Exception as exc:
             call.error = f"{type(exc).__name__}: {exc}"
             raise
@@ -191,33 +250,13 @@ class GraphRecorder:
                         call.leaf_grads[id(node)] = (node, to_plain(node.variable.grad,
                                                                     self._numel))
             self.calls.append(call)
+            if len(self.calls) >= TRACED_CALLS:
+                self.recording = False
         if call.kind == "grad":
             call.results = tuple(r for r in result if isinstance(r, torch.Tensor))
+            if self.recording:  # the gradients are the program's tensors: grad_1 = grad(...)[0]
+                self.made("grad", (), call.results, call.line)
         return result
-
-    def _describe(self, fn: Any, args: list[Any], kwargs: dict[str, Any],
-                  line: int) -> BackwardCall:
-        kind = _AUTOGRAD.get(id(fn), "backward")
-        names: tuple[str, ...]
-        if kind == "grad":
-            names = ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph")
-        elif id(fn) in _AUTOGRAD:
-            names = ("tensors", "grad_tensors", "retain_graph", "create_graph")
-        else:  # tensor.backward(gradient, retain_graph, create_graph)
-            names = ("tensors", "gradient", "retain_graph", "create_graph")
-            args = [fn.__self__, *args]
-        bound = dict(zip(names, args, strict=False)) | kwargs
-        roots = bound.get("outputs", bound.get("tensors"))
-        roots = list(roots) if isinstance(roots, (list, tuple)) else [roots]
-        create = bool(bound.get("create_graph", False))
-        retain = bound.get("retain_graph")
-        return BackwardCall(index=len(self.calls), kind=kind, line=line,
-                            roots=[r for r in roots if isinstance(r, torch.Tensor)],
-                            create_graph=create, retain_graph=create if retain is None else
-                            bool(retain))
-
-    # The hooks run inside the program's backward call, so inside its SizeGuard: their own reads
-    # (even t.is_floating_point()) would each go through the guard's __torch_function__.
 
     def _prehook(self, call: BackwardCall, node: Any) -> Any:
         def prehook(grad_outputs: tuple[Any, ...]) -> None:
@@ -241,38 +280,82 @@ class GraphRecorder:
             step.nonfinite = step.nonfinite or nonfinite
         return hook
 
-    # --- gradcheck -----------------------------------------------------------------------------
+    # --- gradcheck ----------------------------------------------------------------------------
 
-    def _gradcheck(self, fn: Any, args: list[Any], kwargs: dict[str, Any], line: int) -> Any:
-        self.muted = True  # gradcheck's perturbed runs are not the program's tensors
-        record = GradcheckRecord(line=line, passed=False, message=None)
-        self.gradchecks.append(record)
-        try:
-            return run_gradcheck(fn, args, kwargs, record)
-        finally:
-            self.muted = False
+    def _gradcheck(self, fn: Any, name: str) -> Any:
+        def gradcheck(*args: Any, **kwargs: Any) -> Any:
+            # gradcheck's perturbed runs are not the program's tensors
+            record = GradcheckRecord(line=program_line() or 0, passed=False, message=None)
+            self.gradchecks.append(record)
+            muted, self.muted = self.muted, True
+            try:
+                return run_gradcheck(fn, list(args), kwargs, record)
+            finally:
+                self.muted = muted
+        return _like(fn, gradcheck)
 
 
-_TENSOR_BACKWARD = ("gradient", "retain_graph", "create_graph")  # its positional parameters
-_TENSOR_BACKWARD_KWARGS = frozenset((*_TENSOR_BACKWARD, "inputs"))
+class _Made(TorchFunctionMode):
+    """Tells the recorder of each torch call the program makes, with what it returned."""
+
+    def __init__(self, recorder: GraphRecorder) -> None:
+        super().__init__()
+        self.recorder = recorder
+
+    def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
+                           kwargs: dict[str, Any] | None = None) -> Any:
+        result = func(*args, **(kwargs or {}))
+        recorder = self.recorder
+        if recorder.recording and not recorder.muted:
+            # Only the program's own calls: not those torch's Python makes for it (inside
+            # optimizer.step() or a layer's forward), which the learner never wrote.
+            caller = _caller(func, sys._getframe(1))
+            if caller is not None and caller.f_code.co_filename == FILENAME:
+                recorder.made(getattr(func, "__name__", ""), args, result, caller.f_lineno)
+        return result
 
 
-def _run(fn: Any, args: list[Any], kwargs: dict[str, Any]) -> Any:
-    """fn(*args, **kwargs); for `tensor.backward(...)`, the torch.autograd.backward call it makes.
+def _caller(func: Any, frame: FrameType | None) -> FrameType | None:
+    """The frame that called func: past torch's dispatch and func's own frame, where func is
+    Python (F.mse_loss, a tensor operator's wrapper) that handed itself to the mode."""
+    codes = {torch.overrides.handle_torch_function.__code__}
+    while func is not None:
+        code = getattr(func, "__code__", None)
+        if code is not None:
+            codes.add(code)
+        func = getattr(func, "__wrapped__", None)
+    while frame is not None and frame.f_code in codes:
+        frame = frame.f_back
+    return frame
 
-    Tensor.backward only hands its arguments on to torch.autograd.backward, but first goes
-    through torch's Python dispatch to the run's SizeGuard, which has nothing to measure in it
-    (it makes no tensor; torch checks the gradient's shape): 15 us of S2's 620. The ops that
-    backward runs, a custom Function's among them, are measured as before: the mode stays on.
-    Arguments Tensor.backward would refuse go to it, for its own error.
-    """
-    if getattr(fn, "__func__", None) is torch.Tensor.backward and len(args) <= 3 \
-            and kwargs.keys() <= _TENSOR_BACKWARD_KWARGS \
-            and not kwargs.keys() & set(_TENSOR_BACKWARD[:len(args)]):
-        named = dict(zip(_TENSOR_BACKWARD, args, strict=False)) | kwargs
-        gradient = named.pop("gradient", None)
-        return torch.autograd.backward(fn.__self__, gradient, **named)
-    return fn(*args, **kwargs)
+
+def _like(original: Any, wrapper: Any) -> Any:
+    """wrapper, looking like torch's own function to a program that prints or inspects it."""
+    for attribute in ("__name__", "__qualname__", "__doc__", "__module__", "__wrapped__"):
+        value = getattr(original, attribute, None) if attribute != "__wrapped__" else original
+        if value is not None:
+            setattr(wrapper, attribute, value)
+    return wrapper
+
+
+def _describe(kind: str, args: list[Any], kwargs: dict[str, Any], index: int,
+              line: int) -> BackwardCall:
+    """A backward call's roots and flags, from torch.autograd.backward's or grad's arguments
+    (tensor.backward() hands its own on to torch.autograd.backward)."""
+    names: tuple[str, ...]
+    if kind == "grad":
+        names = ("outputs", "inputs", "grad_outputs", "retain_graph", "create_graph")
+    else:
+        names = ("tensors", "grad_tensors", "retain_graph", "create_graph")
+    bound = dict(zip(names, args, strict=False)) | kwargs
+    roots = bound.get("outputs", bound.get("tensors"))
+    roots = list(roots) if isinstance(roots, (list, tuple)) else [roots]
+    create = bool(bound.get("create_graph", False))
+    retain = bound.get("retain_graph")
+    return BackwardCall(index=index, kind=kind, line=line,
+                        roots=[r for r in roots if isinstance(r, torch.Tensor)],
+                        create_graph=create,
+                        retain_graph=create if retain is None else bool(retain))
 
 
 def _read(grads: tuple[Any, ...], numel: int) -> tuple[list[Any], bool]:

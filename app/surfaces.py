@@ -1,7 +1,7 @@
 """Loss surfaces f(x, y): the built-in catalogue, the learner's own, and a grid of values.
 
 A surface is a plain function of two tensors that broadcast, so one call evaluates a whole grid
-or every run of a race at once. The learner's surface is a program run by the sandbox
+or every run of a race at once. The learner's surface is their own code, run in a walled child
 (`compile_expr`); the built-ins are torch expressions written here.
 """
 
@@ -16,10 +16,10 @@ from typing import Any
 
 import torch
 
-from app.errors import AppError, ProgramError, TooLarge
-from app.sandbox import hints
-from app.sandbox.interpreter import parse, run_program
-from app.sandbox.limits import Limits
+from app.errors import ProgramError, TooLarge
+from app.runner.child import hints
+from app.runner.child.program import FILENAME, Stop, error_line
+from app.runner.limits import Limits
 from app.tensors import Plain, to_plain
 
 SurfaceFn = Callable[[torch.Tensor, torch.Tensor], torch.Tensor]
@@ -159,35 +159,46 @@ def surface_fn(name: str, params: Mapping[str, float] | None = None) -> SurfaceF
 
 
 def compile_expr(text: str, limits: Limits) -> SurfaceFn:
-    """The learner's surface as a function of two tensors, run by the sandbox.
+    """The learner's surface as a function of two tensors: their text, run as Python.
 
     `text` is an expression in x and y (``x**2 + 3*y**2``) or a short program that sets
-    ``loss`` (a line fit whose two parameters are x and y). It is written for one x and one y;
-    torch.vmap maps it over a whole grid (or every run of a race) in one pass.
+    ``loss`` (a line fit whose two parameters are x and y). It may use torch, math and the
+    names a formula uses (FORMULA_NAMES: sin, exp, pi, ...); ``^`` reads as a power, as in a
+    formula. It is written for one x and one y; torch.vmap maps it over a whole grid (or every
+    run of a race) in one pass. Lines in errors are the learner's own.
 
     .. note:: Under vmap, Python control flow on a tensor (``if x > 0``) is an error;
        ``torch.where`` says the same thing and works.
     """
-    tree = parse(text, limits)  # refuses oversize or over-nested text with the learner's lines
-    if len(tree.body) == 1 and isinstance(tree.body[0], ast.Expr):
-        body = f"    return ({text.strip()})\n"
-    else:
-        body = "".join(f"    {line}\n" for line in text.splitlines()) + "    return loss\n"
+    size = len(text.encode(errors="surrogatepass"))
+    if size > limits.program_bytes:
+        raise TooLarge(f"the surface is {size:,} bytes; the limit is {limits.program_bytes:,}",
+                       hint_key="hint.program_too_large")
     try:
-        program = run_program("def surface(x, y):\n" + body, limits=limits)
-    except AppError as error:
-        raise _shifted(error) from None
-    fn: Callable[..., Any] = program.namespace["surface"]  # type: ignore[assignment]
-    machine = getattr(fn, "machine", None)  # the interpreter that runs each call of fn
-    mapped = torch.vmap(fn, randomness="same")
+        body = _Powers().visit(ast.parse(text, FILENAME)).body
+    except SyntaxError as error:
+        raise ProgramError(f"SyntaxError: {error.msg}", line=error.lineno,
+                           hint_key="hint.syntax_error") from None
+    if len(body) == 1 and isinstance(body[0], ast.Expr):
+        body = [ast.Return(body[0].value)]
+    else:
+        body = [*body, ast.Return(ast.Name("loss", ast.Load()))]
+    arguments = ast.arguments(posonlyargs=[], args=[ast.arg("x"), ast.arg("y")],
+                              kwonlyargs=[], kw_defaults=[], defaults=[])
+    function = ast.FunctionDef("surface", arguments, body, [], lineno=1)
+    module = ast.fix_missing_locations(ast.Module([function], type_ignores=[]))
+    namespace: dict[str, Any] = dict(FORMULA_NAMES)
+    exec(compile(module, FILENAME, "exec"), namespace)  # the learner's, inside the child's walls
+    mapped = torch.vmap(namespace["surface"], randomness="same")
 
     def evaluate(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
         xb, yb = torch.broadcast_tensors(x, y)
         try:
             z = mapped(xb.reshape(-1), yb.reshape(-1))
+        except Stop:
+            raise
         except BaseException as exc:  # noqa: BLE001 - the learner's code failed: a 4xx
-            line = getattr(machine, "error_line", None) or getattr(machine, "line", None)
-            raise _shifted(hints.from_exception(exc, line)) from None
+            raise hints.from_exception(exc, error_line(exc)) from None
         if not isinstance(z, torch.Tensor) or z.shape != xb.reshape(-1).shape:
             shape = tuple(z.shape[1:]) if isinstance(z, torch.Tensor) else type(z).__name__
             raise ProgramError(f"the surface must be one number for each x and y; it gave {shape}",
@@ -197,11 +208,23 @@ def compile_expr(text: str, limits: Limits) -> SurfaceFn:
     return evaluate
 
 
-def _shifted(error: AppError) -> AppError:
-    # The learner's line 1 is line 2 of the wrapper program.
-    if error.line is not None:
-        error.line = max(1, error.line - 1)
-    return error
+# The names a surface's formula may use beside x and y: torch's functions, as the built-in
+# surfaces write them, and the constants.
+FORMULA_NAMES: dict[str, object] = {
+    "torch": torch, "math": math, "pi": math.pi, "e": math.e,
+    **{name: getattr(torch, name) for name in ("sin", "cos", "tan", "exp", "log", "sqrt",
+                                               "tanh", "sigmoid", "abs")},
+}
+
+
+class _Powers(ast.NodeTransformer):
+    """x^2 as a formula means it: a power, not Python's exclusive or."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.BitXor):
+            node.op = ast.Pow()
+        return node
 
 
 def evaluate(fn: SurfaceFn, x_range: tuple[float, float], y_range: tuple[float, float],
@@ -220,7 +243,7 @@ def evaluate(fn: SurfaceFn, x_range: tuple[float, float], y_range: tuple[float, 
 
 def resolve(name: str | None, expr: str | None, params: Mapping[str, float] | None,
             limits: Limits) -> SurfaceFn:
-    """A built-in surface by name, or the learner's expression compiled by the sandbox."""
+    """A built-in surface by name, or the learner's expression compiled as Python."""
     if expr is not None:
         return compile_expr(expr, limits)
     if name is None:

@@ -114,17 +114,34 @@ def _to_plain(t: torch.Tensor | None, max_numel: int) -> tuple[Plain, bool | Non
         if not finite or t.is_complex():
             return _plain_list(values), finite  # NaN and infinities spelled out; complex as pairs
         return values, finite
-    flat = t.detach().reshape(-1)
-    stats = flat.double() if not t.is_complex() else flat.abs().double()
+    # Reductions read the tensor where it lies: an expanded view (a stride of 0) of a billion
+    # elements would not fit in memory as a copy.
+    view = t.detach().abs() if t.is_complex() else t.detach()
+    if view.dtype == torch.bool:
+        view = view.to(torch.uint8)
     return {
         "summary": True,
         "shape": list(t.shape),
-        "numel": t.numel(),
-        "min": plain_number(stats.min().item()),
-        "max": plain_number(stats.max().item()),
-        "mean": plain_number(stats.mean().item()),
-        "head": _plain_list(flat[:8].tolist()),
+        "numel": numel,
+        "min": plain_number(view.amin().item()),
+        "max": plain_number(view.amax().item()),
+        "mean": plain_number(torch.mean(view, dtype=torch.float64).item()),
+        "head": _plain_list(_head(t.detach(), 8)),
     }, None
+
+
+def _head(t: torch.Tensor, n: int) -> list[Any]:
+    """The first n values in row-major order, without copying the tensor."""
+    if t.is_contiguous():
+        return t.reshape(-1)[:n].tolist()
+    values = []
+    for k in range(min(n, t.numel())):
+        index = []
+        for size in reversed(t.shape):
+            k, i = divmod(k, size)
+            index.append(i)
+        values.append(t[tuple(reversed(index))].item())
+    return values
 
 
 def numel_budget(tensors: int, total: int = 100_000) -> int:

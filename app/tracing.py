@@ -13,8 +13,8 @@ import torch
 
 from app.describing import describe_saved, describe_tensor, describe_variables, program_names
 from app.graph import Backward, Edge, Gradcheck, GradIn, Graph, Node, Nonfinite, Step
-from app.recording import GraphRecorder, graph_too_large, saved_tensors, walk
-from app.sandbox.interpreter import Execution, Produced
+from app.recording import GraphRecorder, Produced, graph_too_large, saved_tensors, walk
+from app.runner.child.program import Execution
 from app.tensors import TensorReads, grad_fn_of, is_leaf_of, numel_budget, plain_number
 
 
@@ -30,11 +30,11 @@ class _Builder:
         self.limit = recorder.limits.graph_nodes
         # The namespace holds every value named, so an id is its value's alone.
         self._name_of, self.module_names, self.owners = program_names(execution.namespace)
-        self.made = {id(p.tensor): p for p in execution.tensors}
+        self.made = recorder.produced
         # A grad_fn's Python object is only reused while someone holds it: keep each one, so
         # that the walk's next_functions hands back the same objects and ids match.
         self.by_fn: dict[int, tuple[Any, torch.Tensor, int | None]] = {}  # (fn, tensor, line)
-        for p in execution.tensors:
+        for p in self.made.values():
             fn = grad_fn_of(p.tensor)
             if fn is not None and id(fn) not in self.by_fn:
                 self.by_fn[id(fn)] = (fn, p.tensor, p.line or None)
@@ -164,7 +164,7 @@ class _Builder:
 
     def _constants_and_cuts(self) -> None:
         of_tensor = self.of_tensor
-        for made in self.execution.tensors:
+        for made in list(self.made.values()):
             t = made.tensor
             node = of_tensor.get(id(t))
             if node is None:
@@ -263,7 +263,7 @@ class _Builder:
                         call.retain_graph, steps, leaf_grads, call.error)
 
     def _first_nonfinite(self) -> Nonfinite | None:
-        for made in self.execution.tensors:
+        for made in self.made.values():
             node = self.of_tensor.get(id(made.tensor))
             if node is not None and not self.plain.finite(made.tensor):
                 node.nonfinite = True

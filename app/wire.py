@@ -1,9 +1,8 @@
-"""A job's result as the JSON body the server sends: written in the sandbox worker, once.
+"""A job's result as the JSON body the server sends: written in the child, once.
 
-The worker sends these bytes, so the server's event loop neither unpickles the result nor
-encodes it (for a graph, pydantic's encoding from the dataclass cost as much as the rest of
-the request's work in the server): it passes the body through, and that work runs in the
-workers, in parallel. orjson writes dataclasses, lists and NumPy arrays in one pass of C.
+The child sends these bytes, so the server's event loop neither decodes the result nor encodes
+it again: it checks the body is JSON and passes it through, and the encoding runs in the
+children, in parallel. orjson writes dataclasses, lists and NumPy arrays in one pass of C.
 
 The descent lab's replies are mostly float32 numbers (a 7-run race is 10^5 of them). Written
 as the doubles Python holds them in, each takes 18-20 characters (-1.3450000286102295); as

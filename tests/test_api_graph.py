@@ -15,9 +15,9 @@ from fastapi.testclient import TestClient
 
 from app import schemas, wire
 from app.graph import Saved
-from app.jobs import graph
+from app.jobs import graph_of as graph
 from app.lessons import LESSONS
-from app.sandbox.limits import Limits
+from app.runner.limits import Limits
 from app.settings import get_settings, load_settings
 from tests.helpers import assert_error
 
@@ -131,23 +131,23 @@ def test_same_program_gives_the_same_json(client: TestClient) -> None:
 
 
 def test_nan_and_infinity_travel_as_strings(client: TestClient) -> None:
-    code = "x = torch.tensor([0.0, 1.0])\ny = torch.log(x)\nz = y / 0\n"
+    code = "import torch\nx = torch.tensor([0.0, 1.0])\ny = torch.log(x)\nz = y / 0\n"
     variables = client.post("/api/graph", json={"code": code}).json()["variables"]
     assert variables["y"]["value"] == ["-Infinity", 0.0]
     assert variables["z"]["value"] == ["-Infinity", "NaN"]
 
 
 def test_large_tensors_are_summarised(client: TestClient) -> None:
-    variables = client.post("/api/graph", json={"code": "x = torch.ones(100, 100)"}).json()[
-        "variables"]
+    code = "import torch\nx = torch.ones(100, 100)"
+    variables = client.post("/api/graph", json={"code": code}).json()["variables"]
     value = variables["x"]["value"]
     assert value["summary"] is True and value["shape"] == [100, 100] and value["mean"] == 1.0
 
 
 def test_variables_carry_the_line_that_made_them(client: TestClient) -> None:
-    code = "a = torch.ones(2)\n\nb = a * 3\n"
+    code = "import torch\na = torch.ones(2)\n\nb = a * 3\n"
     variables = client.post("/api/graph", json={"code": code}).json()["variables"]
-    assert variables["a"]["line"] == 1 and variables["b"]["line"] == 3
+    assert variables["a"]["line"] == 2 and variables["b"]["line"] == 4
 
 
 def test_cuda_without_a_gpu_is_a_clear_400(client: TestClient) -> None:
@@ -175,7 +175,7 @@ def test_a_server_set_to_the_cpu_refuses_cuda_with_a_clear_400(client: TestClien
         error = assert_error(
             client.post("/api/graph", json={"code": "x = 1", "device": "cuda"}),
             400, "program_error")
-        body = client.post("/api/graph", json={"code": "x = torch.ones(1)"}).json()
+        body = client.post("/api/graph", json={"code": "import torch\nx = torch.ones(1)"}).json()
     finally:
         client.app.dependency_overrides.pop(get_settings)  # type: ignore[attr-defined]
     assert "only the CPU" in str(error["message"]) and error["hint_key"] == "hint.no_cuda"
@@ -188,7 +188,7 @@ def test_a_failed_cuda_kernel_is_a_400_and_the_next_program_runs(client: TestCli
         pytest.skip("no CUDA on this machine")
     # Out of range: on the CPU an IndexError; on the GPU a device-side assert, which leaves the
     # worker's CUDA unusable.
-    code = "x = torch.ones(3)\ni = torch.tensor([5])\ny = x[i]\nprint(y)\n"
+    code = "import torch\nx = torch.ones(3)\ni = torch.tensor([5])\ny = x[i]\nprint(y)\n"
     error = assert_error(client.post("/api/graph", json={"code": code, "device": "cuda"}),
                          400, "program_error")
     assert error["hint_key"] == "hint.cuda_error", error
@@ -203,7 +203,8 @@ def test_malformed_request_is_a_422_envelope(client: TestClient) -> None:
 
 
 def test_a_graph_over_the_node_limit_is_a_413(client: TestClient) -> None:
-    code = "x = torch.ones(1, requires_grad=True)\ny = x\nfor i in range(3000):\n    y = y * 1.0\n"
+    code = ("import torch\nx = torch.ones(1, requires_grad=True)\ny = x\n"
+            "for i in range(3000):\n    y = y * 1.0\n")
     error = assert_error(client.post("/api/graph", json={"code": code}), 413, "too_large")
     assert "nodes" in str(error["message"])
 
@@ -232,7 +233,8 @@ def test_failed_program_sends_its_partial_graph(client: TestClient) -> None:
 
 
 def test_cross_entropy_graph_carries_nll_losss_saved_ignore_index(client: TestClient) -> None:
-    code = ("logits = torch.randn(4, 3, requires_grad=True)\nlabels = torch.tensor([0, 2, 1, 1])\n"
+    code = ("import torch\nimport torch.nn.functional as F\n"
+            "logits = torch.randn(4, 3, requires_grad=True)\nlabels = torch.tensor([0, 2, 1, 1])\n"
             "loss = F.cross_entropy(logits, labels)\nloss.backward()\n")
     body = client.post("/api/graph", json={"code": code}).json()
     nll = next(n for n in body["nodes"] if n["op"] == "NllLossBackward0")

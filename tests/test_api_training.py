@@ -12,8 +12,7 @@ import torch
 from fastapi.testclient import TestClient
 
 from app import schemas
-from app.deps import get_pool
-from app.errors import Timeout
+from app.settings import get_settings, load_settings
 from app.training import TrainConfig, accumulate, gradient_flow, train
 from tests.helpers import assert_error
 
@@ -58,10 +57,7 @@ def test_run_streams_one_event_per_chunk_and_matches_the_domain(client: TestClie
     assert chunks[0]["data"]["grid_x"] and all(c["data"] is None for c in chunks[1:])
     config = TrainConfig(**request)  # type: ignore[arg-type]
     losses = [v for c in chunks for v in c["loss"]]
-    state, expected = None, []
-    while state is None or state.step < 40:
-        chunk, state = train(config, state, device=torch.device("cpu"))
-        expected += chunk.loss
+    expected = [v for chunk in train(config, device=torch.device("cpu")) for v in chunk.loss]
     assert losses == pytest.approx(expected, rel=1e-4)
 
 
@@ -83,29 +79,18 @@ def test_a_refused_run_answers_with_its_status_before_streaming(client: TestClie
         assert error["hint_key"] == "hint.no_cuda"
 
 
-class _FailsAfter:
-    """A pool that runs `good` jobs on the real pool, then times out, as an overrun would."""
-
-    def __init__(self, pool: Any, good: int) -> None:
-        self.pool, self.good = pool, good
-
-    async def submit(self, target: str, /, **kwargs: Any) -> object:
-        if self.good == 0:
-            raise Timeout("the program ran longer than 5 s", hint_key="hint.timeout")
-        self.good -= 1
-        return await self.pool.submit(target, **kwargs)
-
-
-def test_an_error_mid_run_ends_the_stream_with_the_envelope(client: TestClient) -> None:
-    pool = client.app.state.pool  # type: ignore[attr-defined]
-    client.app.dependency_overrides[get_pool] = lambda: _FailsAfter(pool, 2)  # type: ignore[attr-defined]
+def test_a_run_past_its_time_ends_the_stream_with_the_envelope(client: TestClient) -> None:
+    settings = load_settings().model_copy(update={"stream_seconds": 1.5})
+    client.app.dependency_overrides[get_settings] = lambda: settings  # type: ignore[attr-defined]
     try:
-        response = client.post("/api/training/run", json={"steps": 40, "points": 100},
-                               headers={"Accept-Language": "zh-CN"})
+        response = client.post("/api/training/run", json={
+            "steps": 2000, "points": 1000, "width": 256, "depth": 4, "batch_size": 500},
+            headers={"Accept-Language": "zh-CN"})
     finally:
         client.app.dependency_overrides.clear()  # type: ignore[attr-defined]
     events = _events(response.text)
-    assert [name for name, _ in events] == ["message", "message", "error"]
+    names = [name for name, _ in events]
+    assert set(names[:-1]) == {"message"} and names[-1] == "error", names
     error = events[-1][1]["error"]
     assert error["type"] == "timeout" and error["hint_key"] == "hint.timeout"
     assert re.search(r"[\u4e00-\u9fff]", error["hint"])  # the hint in the asked-for language

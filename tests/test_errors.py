@@ -9,7 +9,7 @@ from helpers import assert_error
 from pydantic import BaseModel
 
 from app import i18n
-from app.errors import Disallowed
+from app.errors import ProgramError
 from app.main import create_app
 
 ZH = {"Accept-Language": "zh-CN,zh;q=0.9"}
@@ -22,9 +22,10 @@ class _Echo(BaseModel):
 def _app_with_failing_routes() -> FastAPI:
     app = create_app()
 
-    @app.get("/boom/disallowed")
-    def disallowed() -> None:
-        raise Disallowed("import os is not allowed", line=3, hint_key="hint.import")
+    @app.get("/boom/program")
+    def program() -> None:
+        raise ProgramError("NameError: name 'torch' is not defined", line=3,
+                           hint_key="hint.missing_import")
 
     @app.get("/boom/crash")
     def crash() -> None:
@@ -56,22 +57,22 @@ def test_405_uses_the_envelope_and_names_allowed_methods(client: TestClient) -> 
 
 
 def test_app_error_keeps_its_status_type_line_and_hint_key(boom: TestClient) -> None:
-    error = assert_error(boom.get("/boom/disallowed"), 400, "disallowed")
-    assert error["message"] == "import os is not allowed"
+    error = assert_error(boom.get("/boom/program"), 400, "program_error")
+    assert error["message"] == "NameError: name 'torch' is not defined"
     assert error["line"] == 3
-    assert error["hint_key"] == "hint.import"
+    assert error["hint_key"] == "hint.missing_import"
 
 
 def test_app_error_hint_is_english_by_default(boom: TestClient) -> None:
-    error = assert_error(boom.get("/boom/disallowed"), 400, "disallowed")
-    assert error["hint"] == i18n.text("hint.import", "en")
+    error = assert_error(boom.get("/boom/program"), 400, "program_error")
+    assert error["hint"] == i18n.text("hint.missing_import", "en")
     assert "import torch" in str(error["hint"])
 
 
 def test_app_error_hint_is_chinese_for_a_zh_cn_browser(boom: TestClient) -> None:
-    error = assert_error(boom.get("/boom/disallowed", headers=ZH), 400, "disallowed")
-    assert error["hint"] == i18n.text("hint.import", "zh-CN")
-    assert "只允许" in str(error["hint"])
+    error = assert_error(boom.get("/boom/program", headers=ZH), 400, "program_error")
+    assert error["hint"] == i18n.text("hint.missing_import", "zh-CN")
+    assert "导入" in str(error["hint"])
 
 
 def test_invalid_body_gives_422_naming_the_field(boom: TestClient) -> None:

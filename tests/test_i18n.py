@@ -28,7 +28,7 @@ def test_no_string_is_empty(lang: str) -> None:
 
 def test_every_error_hint_the_app_names_exists() -> None:
     keys = set(_load("en"))
-    for name in ("no_grad_fn", "backward_twice", "too_large", "import", "busy", "request_invalid"):
+    for name in ("no_grad_fn", "backward_twice", "too_large", "walled", "busy", "request_invalid"):
         assert f"hint.{name}" in keys
     # and every "hint.x" written anywhere in the app's code
     quoted = re.compile(r"[\"'](hint\.[a-z_]+)[\"']")

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 APP = Path(__file__).resolve().parent.parent / "app"
-DOMAIN = ["sandbox", "graph.py", "tracing.py", "describing.py", "recording.py", "gradchecks.py",
+DOMAIN = ["runner", "graph.py", "tracing.py", "describing.py", "recording.py", "gradchecks.py",
           "surfaces.py", "optimizers.py", "race.py", "sweeps.py", "presets.py", "tensors.py",
-          "jobs.py", "training"]
+          "training"]
 WEB = {"fastapi", "starlette", "pydantic", "pydantic_settings"}
 
 
@@ -35,8 +35,8 @@ def _imported_packages(path: Path) -> set[str]:
     return packages
 
 
-def test_the_sandbox_package_is_checked() -> None:
-    assert APP / "sandbox" / "limits.py" in _domain_files()
+def test_the_runner_package_is_checked() -> None:
+    assert APP / "runner" / "limits.py" in _domain_files()
 
 
 @pytest.mark.parametrize("path", _domain_files(), ids=lambda p: str(p.relative_to(APP)))

@@ -11,7 +11,7 @@ import torch
 
 from app.optimizers import OPTIMIZERS, SCHEDULERS, RequestInvalid, Run
 from app.race import descend, race
-from app.sandbox.limits import Limits
+from app.runner.limits import Limits
 from app.surfaces import SURFACES, compile_expr, surface_fn
 from app.sweeps import SWEEP_LRS, basins, sweep_lr
 

@@ -10,11 +10,13 @@ from helpers import assert_error
 from app.lessons import LESSONS
 
 
-def test_healthz_answers_ok_with_the_live_sandbox_worker_count(client: TestClient) -> None:
+def test_healthz_says_which_walls_are_up_and_how_many_children_wait(client: TestClient) -> None:
     response = client.get("/healthz")
     assert response.status_code == 200
-    assert response.json()["status"] == "ok"
-    assert response.json()["sandbox_workers"] >= 1
+    body = response.json()
+    assert body["status"] == "ok" and body["walls_missing"] == []
+    assert body["runner"]["walls"]["landlock"] >= 1 and body["runner"]["walls"]["seccomp"]
+    assert body["runner"]["ready"] + body["runner"]["running"] >= 1
 
 
 def test_home_page_renders_html_with_the_nav(client: TestClient) -> None:

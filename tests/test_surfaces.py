@@ -7,8 +7,8 @@ import math
 import pytest
 import torch
 
-from app.errors import AppError, Disallowed, ProgramError
-from app.sandbox.limits import Limits
+from app.errors import ProgramError
+from app.runner.limits import Limits
 from app.surfaces import SURFACES, compile_expr, evaluate, resolve, surface_fn
 
 NAMES = ["quadratic", "valley", "saddle", "rosenbrock", "beale", "himmelblau", "rastrigin",
@@ -77,24 +77,9 @@ def test_a_learners_program_is_the_loss_of_a_two_parameter_model() -> None:
     assert grid.z[0][0] == pytest.approx(float(expected))
 
 
-@pytest.mark.parametrize("text", [
-    "__import__('os').system('true')",
-    "x.__class__.__mro__",
-    "open('/etc/passwd').read()",
-    "import os\nloss = x",
-    "eval('x')",
-    "(lambda: 1).__globals__",
-])
-def test_hostile_expressions_are_refused_by_the_sandbox(text: str) -> None:
-    with pytest.raises(AppError) as caught:
-        fn = compile_expr(text, Limits())
-        fn(torch.zeros(2), torch.zeros(2))
-    assert caught.value.status in (400, 408, 413)
-
-
 def test_an_error_in_the_learners_program_keeps_its_own_line_number() -> None:
-    with pytest.raises(Disallowed) as caught:
-        compile_expr("a = 1\nimport os\nloss = x", Limits())(torch.zeros(1), torch.zeros(1))
+    with pytest.raises(ProgramError) as caught:
+        compile_expr("a = 1\nb = 1 / 0\nloss = x", Limits())(torch.zeros(1), torch.zeros(1))
     assert caught.value.line == 2
     with pytest.raises(ProgramError) as error:
         compile_expr("a = 1\nloss = x + nope", Limits())(torch.zeros(1), torch.zeros(1))

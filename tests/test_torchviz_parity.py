@@ -16,9 +16,9 @@ from collections import Counter
 import pytest
 import torch
 
-from app.jobs import graph
+from app.jobs import graph_of as graph
 from app.lessons import LESSONS
-from app.sandbox.limits import Limits
+from app.runner.limits import Limits
 
 torchviz = pytest.importorskip("torchviz")
 

@@ -8,13 +8,12 @@ import warnings
 
 import pytest
 import torch
-from helpers import plain_stdout
 
 from app.errors import ProgramError, TooLarge
 from app.graph import Graph, Node
-from app.jobs import graph
+from app.jobs import graph_of as graph
 from app.lessons import LESSONS
-from app.sandbox.limits import Limits
+from app.runner.limits import Limits
 
 LIMITS = Limits()
 
@@ -133,7 +132,8 @@ def test_s10_custom_function_shows_as_its_backward_node() -> None:
 
 def test_gradcheck_reports_pass_and_failure_with_both_jacobians() -> None:
     assert [c.passed for c in run(LESSONS["S17"].program).gradchecks] == [True]
-    wrong = ("class Square(torch.autograd.Function):\n    @staticmethod\n"
+    wrong = ("import torch\n"
+             "class Square(torch.autograd.Function):\n    @staticmethod\n"
              "    def forward(ctx, x):\n        ctx.save_for_backward(x)\n        return x * x\n"
              "    @staticmethod\n    def backward(ctx, g):\n        x, = ctx.saved_tensors\n"
              "        return g * x\n"
@@ -217,7 +217,8 @@ def test_the_local_derivative_is_grad_in_over_grad_out_in_the_tensors_dtype() ->
 
 
 def test_first_nonfinite_value_is_flagged() -> None:
-    g = run("x = torch.tensor([0.0, 1.0], requires_grad=True)\ny = x * 2\nz = torch.log(x)\n"
+    g = run("import torch\nx = torch.tensor([0.0, 1.0], requires_grad=True)\ny = x * 2\n"
+            "z = torch.log(x)\n"
             "w = z.sum()\nw.backward()\n")
     nodes = by_name(g)
     assert g.first_nonfinite is not None
@@ -226,12 +227,14 @@ def test_first_nonfinite_value_is_flagged() -> None:
 
 
 def test_nonfinite_gradient_alone_is_flagged_as_grad() -> None:
-    g = run("x = torch.tensor([0.0], requires_grad=True)\ny = torch.sqrt(x)\ny.backward()\n")
+    g = run("import torch\nx = torch.tensor([0.0], requires_grad=True)\ny = torch.sqrt(x)\n"
+            "y.backward()\n")
     assert g.first_nonfinite is not None and g.first_nonfinite.where == "grad"
 
 
 def test_module_calls_group_their_ops_and_parameters() -> None:
-    g = run("model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))\n"
+    g = run("import torch\nfrom torch import nn\n"
+            "model = nn.Sequential(nn.Linear(2, 3), nn.ReLU(), nn.Linear(3, 1))\n"
             "x = torch.randn(4, 2)\nloss = model(x).sum()\nloss.backward()\n")
     modules = {n.op or n.name: n.module for n in g.nodes if n.kind != "const"}
     assert modules["model.0.weight"] == "model.0" and modules["ReluBackward0"] == "model.1"
@@ -239,19 +242,19 @@ def test_module_calls_group_their_ops_and_parameters() -> None:
 
 
 def test_retain_grad_keeps_a_non_leaf_gradient() -> None:
-    g = run("a = torch.ones(2, requires_grad=True)\nb = a * 3\nb.retain_grad()\n"
+    g = run("import torch\na = torch.ones(2, requires_grad=True)\nb = a * 3\nb.retain_grad()\n"
             "b.sum().backward()\n")
     b = by_name(g)["b"]
     assert b.retains_grad and b.grad_kept and b.grad == [1.0, 1.0]
 
 
 def test_traced_gradients_equal_plain_torch() -> None:
-    program = ("w = torch.tensor([[0.5, -1.0], [2.0, 0.1]], requires_grad=True)\n"
+    program = ("import torch\nw = torch.tensor([[0.5, -1.0], [2.0, 0.1]], requires_grad=True)\n"
                "x = torch.tensor([1.0, 2.0])\nh = torch.tanh(w @ x)\nloss = (h ** 2).mean()\n"
                "loss.backward()\n")
     g = run(program)
     namespace: dict[str, object] = {}
-    exec(compile(program, "<p>", "exec"), {"torch": torch}, namespace)
+    exec(compile(program, "<p>", "exec"), namespace)
     assert by_name(g)["w"].grad == namespace["w"].grad.tolist()  # type: ignore[attr-defined]
 
 
@@ -264,18 +267,19 @@ def test_same_program_same_ids() -> None:
 
 def test_graph_over_the_node_limit_is_refused() -> None:
     with pytest.raises(TooLarge):
-        run("x = torch.ones(1, requires_grad=True)\nfor i in range(50):\n    x = x * 1.0\n",
-            graph_nodes=20)
+        run("import torch\nx = torch.ones(1, requires_grad=True)\n"
+            "for i in range(50):\n    x = x * 1.0\n", graph_nodes=20)
 
 
 def test_a_long_training_loop_traces_only_the_first_backward_calls() -> None:
-    g = run("w = torch.ones(1, requires_grad=True)\nfor i in range(30):\n"
+    g = run("import torch\nw = torch.ones(1, requires_grad=True)\nfor i in range(30):\n"
             "    (w * 2).sum().backward()\n")
     assert len(g.backward) == 20 and g.truncated
 
 
 def test_a_big_graph_sends_summaries_not_every_value() -> None:
-    g = run("x = torch.randn(1000, requires_grad=True)\ny = x\nfor i in range(150):\n"
+    g = run("import torch\nx = torch.randn(1000, requires_grad=True)\ny = x\n"
+            "for i in range(150):\n"
             "    y = y * 1.01 + 0.1\ny.sum().backward()\n")
     assert len(g.nodes) > 300
     assert len(json.dumps(dataclasses.asdict(g))) < 2_000_000
@@ -284,74 +288,9 @@ def test_a_big_graph_sends_summaries_not_every_value() -> None:
 
 
 def test_a_small_graph_sends_every_value() -> None:
-    x = by_name(run("x = torch.arange(1000.0, requires_grad=True)\ny = (x * 2).sum()\n"))["x"]
+    x = by_name(run("import torch\nx = torch.arange(1000.0, requires_grad=True)\n"
+                    "y = (x * 2).sum()\n"))["x"]
     assert x.value == [float(i) for i in range(1000)]
-
-
-_SMALL_MEMORY = 64 << 20  # so a few dozen iterations of these loops reach it
-
-
-def test_a_loop_that_makes_more_than_the_memory_limit_but_holds_little_runs() -> None:
-    # Each iteration makes 8 MB that the next one drops; the graph's records kept them all,
-    # and at the limit the program was refused though it never held more than 12 MB.
-    program = ("import torch\n"
-               "a = torch.ones(1000, 1000)\n"
-               "for i in range(40):\n"
-               "    a = torch.tanh(a * 0.5 + 1)\n"
-               "print(a[0, 0], a.shape)\n")
-    g = run(program, tensor_memory_bytes=_SMALL_MEMORY)
-    assert g.stdout == plain_stdout(program)
-    assert g.variables["a"].line == 4  # a variable's record stays
-
-
-def test_a_training_loop_past_the_memory_limit_in_all_runs_as_in_torch() -> None:
-    program = ("import torch\n"
-               "import torch.nn as nn\n"
-               "torch.manual_seed(0)\n"
-               "x = torch.randn(1024, 64)\n"
-               "y = torch.randn(1024, 1)\n"
-               "model = nn.Sequential(nn.Linear(64, 512), nn.ReLU(), nn.Linear(512, 1))\n"
-               "opt = torch.optim.SGD(model.parameters(), lr=0.01)\n"
-               "for step in range(40):\n"
-               "    opt.zero_grad()\n"
-               "    loss = ((model(x) - y) ** 2).mean()\n"
-               "    loss.backward()\n"
-               "    opt.step()\n"
-               "print(loss)\n")
-    g = run(program.replace("torch.manual_seed(0)\n", ""), tensor_memory_bytes=_SMALL_MEMORY)
-    assert g.stdout == plain_stdout(program)  # the sandbox seeds every run with 0
-    assert g.backward and g.variables["loss"].grad_fn == "MeanBackward0"
-
-
-def test_a_backward_loop_past_the_memory_limit_runs_and_traces_its_first_calls() -> None:
-    # Each iteration's tensors (8 MB) are kept for the graph until the limit lets them go.
-    program = ("import torch\n"
-               "w = torch.ones(1000, 1000, requires_grad=True)\n"
-               "for i in range(30):\n"
-               "    y = torch.tanh(w * 0.5)\n"
-               "    y.sum().backward()\n"
-               "print(w.grad[0, 0])\n")
-    g = run(program, tensor_memory_bytes=_SMALL_MEMORY)
-    assert g.stdout == plain_stdout(program)
-    assert len(g.backward) == 20  # TRACED_CALLS
-
-
-def test_cyclic_garbage_past_the_memory_limit_is_collected_before_refusing() -> None:
-    program = ("import torch\n"
-               "for i in range(40):\n"
-               "    d = {'t': torch.ones(1000, 1000)}\n"
-               "    d['itself'] = d\n"
-               "print(i)\n")
-    assert run(program, tensor_memory_bytes=_SMALL_MEMORY).stdout == "39\n"
-
-
-def test_tensors_a_program_holds_past_the_memory_limit_are_still_refused() -> None:
-    program = ("import torch\n"
-               "xs = []\n"
-               "for i in range(40):\n"
-               "    xs.append(torch.ones(1000, 1000))\n")
-    with pytest.raises(TooLarge, match="tensors hold"):
-        run(program, tensor_memory_bytes=_SMALL_MEMORY)
 
 
 def test_a_long_training_loop_draws_no_more_nodes_than_a_short_one() -> None:
@@ -368,3 +307,86 @@ def test_a_long_training_loop_draws_no_more_nodes_than_a_short_one() -> None:
     sizes = {steps: len(graph(program.replace("STEPS", str(steps)), "cpu", Limits()).nodes)
              for steps in (30, 600)}
     assert sizes[30] == sizes[600] < 200
+
+
+# --- a program's own classes, and the odd things learners' loops do ------------------------
+
+def test_the_graph_names_the_layers_of_a_programs_own_model() -> None:
+    g = run("""import torch
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(2, 3)
+        self.fc2 = nn.Linear(3, 1)
+    def forward(self, x):
+        return self.fc2(torch.relu(self.fc1(x)))
+net = Net()
+loss = net(torch.ones(1, 2)).sum()
+loss.backward()
+""")
+    leaves = {node.name for node in g.nodes if node.kind == "leaf"}
+    assert leaves == {"net.fc1.weight", "net.fc1.bias", "net.fc2.weight", "net.fc2.bias"}
+    assert {node.line for node in g.nodes if node.op == "AddmmBackward0"} == {9}
+    # relu is no layer's output, but the Net call made it: drawn in the Net's box
+    assert {node.module for node in g.nodes if node.op == "ReluBackward0"} == {"net"}
+
+
+def test_a_model_on_the_meta_device_is_drawn_without_values() -> None:
+    g = run("""import torch
+import torch.nn as nn
+n = nn.Linear(2, 2).to("meta")
+y = n(torch.ones(2, 2, device="meta"))
+print(y.shape)
+""")
+    assert g.stdout == "torch.Size([2, 2])\n"
+    assert g.first_nonfinite is None
+
+
+def test_ops_after_a_forward_that_raised_are_not_drawn_inside_its_module() -> None:
+    g = run("""import torch
+import torch.nn as nn
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(2, 2)
+    def forward(self, x):
+        h = self.fc(x)
+        raise ValueError("no")
+n = Net()
+try:
+    n(torch.ones(2))
+except ValueError:
+    pass
+a = torch.ones(2, requires_grad=True)
+b = a * 3
+""")
+    assert [node.module for node in g.nodes if node.name in ("a", "b")] == [None, None]
+
+
+def test_a_descent_loop_that_unpacks_its_parameter_draws_without_error() -> None:
+    # x, y = p are views; opt.step() changes p in place under no_grad. torch then refuses to
+    # read the views' grad_fn, which the program never asks for, but the graph lab does.
+    program = """import torch
+p = torch.tensor([1.0, 2.0], requires_grad=True)
+opt = torch.optim.SGD([p], lr=0.01)
+for i in range(3):
+    x, y = p
+    loss = (x - 1) ** 2 + 10 * (y + 2) ** 2
+    opt.zero_grad()
+    loss.backward()
+    opt.step()
+print(p, loss)
+"""
+    g = run(program)
+    assert g.variables["x"].grad_fn is None and g.variables["loss"].grad_fn
+    with pytest.raises(ProgramError) as caught:  # and its partial graph, after an error
+        run(program + "1 / 0\n")
+    assert caught.value.partial is not None
+
+
+def test_a_tensor_too_big_to_copy_is_summarised_where_it_lies() -> None:
+    # An expanded view: 10^8 elements over three numbers, whose copy would take 400 MB.
+    g = run("import torch\nt = torch.ones(3).as_strided((10**8,), (0,))\n")
+    value = g.variables["t"].value
+    assert value["numel"] == 10**8 and value["head"] == [1.0] * 8 and value["mean"] == 1.0

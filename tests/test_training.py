@@ -100,15 +100,11 @@ def test_sizes_past_the_limits_are_refused_naming_the_value() -> None:
     with pytest.raises(TooLarge, match="depth is 51; the limit is 50"):
         _flow("relu_he", depth=51)
     with pytest.raises(TooLarge, match="steps is 2001"):
-        train(TrainConfig(steps=2001), None, device=CPU)
+        next(train(TrainConfig(steps=2001), device=CPU))
 
 
 def _whole_run(config: TrainConfig) -> list[Any]:
-    state, chunks = None, []
-    while state is None or (state.step < config.steps and not chunks[-1].diverged):
-        chunk, state = train(config, state, device=CPU)
-        chunks.append(chunk)
-    return chunks
+    return list(train(config, device=CPU))
 
 
 @pytest.mark.parametrize(("optimizer", "scheduler", "accumulation"),

@@ -22,14 +22,14 @@ router = APIRouter()
 PLOTLY_JS = files("plotly") / "package_data" / "plotly.min.js"
 
 
-# async: these touch no torch, and a health check must answer even while every
-# threadpool thread waits on a sandbox worker.
 @router.get("/healthz")
 async def healthz(request: Request) -> dict[str, object]:
+    """The runner's state: its walls (and any the kernel lacks), its ready children."""
     health: dict[str, object] = {"status": "ok"}
     pool = getattr(request.app.state, "pool", None)
     if pool is not None:
-        health["sandbox_workers"] = pool.size
+        health["runner"] = pool.health()
+        health["walls_missing"] = pool.missing_walls()
     return health
 
 

@@ -32,7 +32,7 @@ class SurfaceExpr(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     expr: str = Field(description="An expression in x and y, or a short program that sets loss; "
-                                  "run by the sandbox.")
+                                  "run in a walled child.")
 
 
 class _OnSurface(BaseModel):

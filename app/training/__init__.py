@@ -13,15 +13,14 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from app.training.flow import FLOW_PRESETS, GradientFlow, gradient_flow
-from app.training.loop import TrainChunk, TrainConfig, TrainState, train
+from app.training.loop import TrainChunk, TrainConfig, train
 from app.training.models import ACTIVATIONS, INITS, SIZES, DatasetName, Sizes
 from app.training.nan import CAUSES, FIXES, NanHunt, hunt_nan
 from app.training.precision import Accumulation, Precision, accumulate, compare_precision
 
-# What a sandbox job may ask for by name (app.jobs:training); each takes device= and keywords.
+# The lessons a request may ask for by name (app.jobs.lesson); each takes device= and keywords.
 LESSONS: dict[str, Callable[..., object]] = {
     "flow": gradient_flow,
-    "train": train,
     "accumulation": accumulate,
     "precision": compare_precision,
     "nan": hunt_nan,
@@ -31,6 +30,6 @@ __all__ = [
     "ACTIVATIONS", "CAUSES", "DatasetName", "FIXES", "FLOW_PRESETS", "INITS", "LESSONS",
     "SIZES", "Accumulation", "GradientFlow", "NanHunt", "Precision",
     "Sizes",
-    "TrainChunk", "TrainConfig", "TrainState", "accumulate", "compare_precision",
+    "TrainChunk", "TrainConfig", "accumulate", "compare_precision",
     "gradient_flow", "hunt_nan", "train",
 ]

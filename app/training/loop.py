@@ -1,18 +1,17 @@
 """The training loop (tutorial §4.1, §4.2, §5.3) on a 2-D data set, run in chunks of steps.
 
-A run is cut into chunks so the page can watch it: each chunk is one call of `train`, which
-starts from the `TrainState` the previous chunk returned (plain tensors: the model's, optimizer's
-and scheduler's state_dicts). Batches come from the step number and the seed, never from a
-generator carried along, so the same run gives the same numbers however it is cut.
+`train` yields the run chunk by chunk, so the page can watch it as it runs. Batches come from
+the step number and the seed, never from a generator carried along, so the same run gives the
+same numbers however it is cut.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
 import torch
 from torch import nn
 from torch.optim.lr_scheduler import ReduceLROnPlateau
@@ -56,19 +55,6 @@ class TrainConfig:
 
 
 @dataclass(frozen=True, slots=True)
-class TrainState:
-    """Where a run stopped: the model's, optimizer's and scheduler's state_dicts, for the next one.
-
-    .. note:: Their tensors travel as NumPy arrays: multiprocessing would send tensors through
-       shared-memory files, which a sandbox worker may not create. (torch.save bytes work too,
-       but torch.load(weights_only=True) cost more than the rest of a chunk's overhead.)
-    """
-
-    step: int
-    saved: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
 class TrainData:
     x: list[Any]  # [point][2]
     y: list[Any]
@@ -104,9 +90,8 @@ def chunk_steps(config: TrainConfig) -> int:
     return max(1, min(math.ceil(config.steps / 4), int(0.1 / step_seconds)))
 
 
-def train(config: TrainConfig, state: TrainState | None, *,
-          device: torch.device) -> tuple[TrainChunk, TrainState]:
-    """The next chunk of steps from `state` (None: a fresh model): what it saw, and where it is."""
+def train(config: TrainConfig, *, device: torch.device) -> Iterator[TrainChunk]:
+    """The run, chunk by chunk: what each chunk's steps saw, and the model after them."""
     check_size("steps", config.steps, SIZES.steps)
     check_size("width", config.width, SIZES.width)
     check_size("depth", config.depth, 8)
@@ -120,55 +105,47 @@ def train(config: TrainConfig, state: TrainState | None, *,
     optimizer = make_optimizer(run, list(model.parameters()))
     scheduler = make_scheduler(None if config.scheduler == NONE else {"kind": config.scheduler},
                                optimizer, config.steps)
-    start = 0
-    if state is not None:
-        saved = _tensors(state.saved, device)
-        model.load_state_dict(saved["model"])
-        optimizer.load_state_dict(saved["optimizer"])
-        if scheduler is not None:
-            scheduler.load_state_dict(saved["scheduler"])
-        start = state.step
-    stop = min(config.steps, start + chunk_steps(config))
     batches = _Batches(len(x), config.batch_size, config.seed)
-    losses, norms, clipped, lrs = [], [], [], []
-    for step in range(start, stop):
-        lrs.append(optimizer.param_groups[0]["lr"])
-        optimizer.zero_grad()
-        parts = []
-        for k in range(config.accumulation):
-            index = batches.take(step * config.accumulation + k)
-            loss = nn.functional.cross_entropy(model(x[index]), y[index])
-            if config.accumulation > 1:
-                loss = loss / config.accumulation  # so the summed grads are the batch mean's
-            loss.backward()
-            parts.append(loss.detach())
-        norm, after = clip_gradients(model, config.clip, config.max_norm)
-        optimizer.step()
-        total = parts[0] if len(parts) == 1 else torch.stack(parts).sum()
-        if isinstance(scheduler, ReduceLROnPlateau):
-            scheduler.step(total)  # it watches a metric: here the step's loss
-        elif scheduler is not None:
-            scheduler.step()
-        losses.append(total)
-        norms.append(norm)
-        clipped.append(after)
-        if not math.isfinite(total.item()):
-            break
-    with torch.no_grad():
-        accuracy = (model(x).argmax(1) == y).float().mean().item()
-        grid_x, grid_y, boundary = _boundary(model, x)
-    data = None
-    if start == 0:
-        data = TrainData(plain_list(x), plain_list(y), plain_list(grid_x), plain_list(grid_y))
-    chunk = TrainChunk(
-        start=start, loss=plain_list(torch.stack(losses)),
-        grad_norm=plain_list(torch.stack(norms)), clipped_norm=plain_list(torch.stack(clipped)),
-        lr=lrs, accuracy=accuracy, boundary=plain_list(boundary), total=config.steps,
-        diverged=not math.isfinite(losses[-1].item()), data=data,
-    )
-    saved = {"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-             "scheduler": {} if scheduler is None else scheduler.state_dict()}
-    return chunk, TrainState(start + len(losses), _arrays(saved))
+    for start in range(0, config.steps, chunk_steps(config)):
+        stop = min(config.steps, start + chunk_steps(config))
+        losses, norms, clipped, lrs = [], [], [], []
+        for step in range(start, stop):
+            lrs.append(optimizer.param_groups[0]["lr"])
+            optimizer.zero_grad()
+            parts = []
+            for k in range(config.accumulation):
+                index = batches.take(step * config.accumulation + k)
+                loss = nn.functional.cross_entropy(model(x[index]), y[index])
+                if config.accumulation > 1:
+                    loss = loss / config.accumulation  # so the summed grads are the batch mean's
+                loss.backward()
+                parts.append(loss.detach())
+            norm, after = clip_gradients(model, config.clip, config.max_norm)
+            optimizer.step()
+            total = parts[0] if len(parts) == 1 else torch.stack(parts).sum()
+            if isinstance(scheduler, ReduceLROnPlateau):
+                scheduler.step(total)  # it watches a metric: here the step's loss
+            elif scheduler is not None:
+                scheduler.step()
+            losses.append(total)
+            norms.append(norm)
+            clipped.append(after)
+            if not math.isfinite(total.item()):
+                break
+        with torch.no_grad():
+            accuracy = (model(x).argmax(1) == y).float().mean().item()
+            grid_x, grid_y, boundary = _boundary(model, x)
+        data = None
+        if start == 0:
+            data = TrainData(plain_list(x), plain_list(y), plain_list(grid_x), plain_list(grid_y))
+        diverged = not math.isfinite(losses[-1].item())
+        yield TrainChunk(
+            start=start, loss=plain_list(torch.stack(losses)),
+            grad_norm=plain_list(torch.stack(norms)),
+            clipped_norm=plain_list(torch.stack(clipped)), lr=lrs, accuracy=accuracy,
+            boundary=plain_list(boundary), total=config.steps, diverged=diverged, data=data)
+        if diverged:
+            return
 
 
 def clip_gradients(model: nn.Module, clip: str,
@@ -207,25 +184,3 @@ def _boundary(model: nn.Module,
     gx, gy = torch.meshgrid(xs, ys, indexing="xy")  # gx[i][j] = xs[j]: Plotly's order
     p = model(torch.stack([gx.reshape(-1), gy.reshape(-1)], 1)).softmax(1)[:, 1].double()
     return xs, ys, (p.reshape(GRID, GRID) * 1000).round() / 1000  # 3 decimals: a smaller event
-
-
-def _arrays(value: Any) -> Any:
-    """The same nesting of dicts and lists, each tensor as a NumPy array on the CPU."""
-    if isinstance(value, torch.Tensor):
-        return value.detach().cpu().numpy()
-    if isinstance(value, dict):
-        return {k: _arrays(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return type(value)(_arrays(v) for v in value)
-    return value
-
-
-def _tensors(value: Any, device: torch.device) -> Any:
-    """_arrays undone: each NumPy array a tensor on `device` again."""
-    if isinstance(value, np.ndarray):
-        return torch.from_numpy(value).to(device)
-    if isinstance(value, dict):
-        return {k: _tensors(v, device) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return type(value)(_tensors(v, device) for v in value)
-    return value

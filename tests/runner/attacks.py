@@ -14,7 +14,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 
 TARGET = {"server_pid": 1, "port": 1, "readable": "/usr/lib/os-release",
           "memory": 1 << 40}  # set by the test

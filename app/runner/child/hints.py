@@ -26,7 +26,11 @@ _HINTS: tuple[tuple[str, str], ...] = (
     ("grad can be implicitly created only for scalar outputs", "hint.scalar_backward"),
     ("'NoneType' object has no attribute", "hint.none_attribute"),  # w.grad.zero_() too early
     ("CUDA error", "hint.cuda_error"),
+    ("Permission denied", "hint.walled"),  # torch's C++ opening a file: not an OSError
+    ("Operation not permitted", "hint.walled"),
 )
+# Names a program uses without importing them, when it was written for a notebook that had.
+_MODULE_NAMES = frozenset(("torch", "nn", "F", "optim", "np", "numpy", "math", "random"))
 _OUT_OF_MEMORY = ("out of memory", "can't allocate memory", "Failed to allocate")
 _MESSAGE_CHARS = 2_000
 
@@ -49,6 +53,8 @@ def _hint(exc: BaseException, text: str) -> str | None:
         return "hint.walled"  # the kernel's walls: no files, network or processes
     if isinstance(exc, ModuleNotFoundError):
         return "hint.module_missing"
+    if isinstance(exc, NameError) and exc.name in _MODULE_NAMES:
+        return "hint.missing_import"
     hint = next((key for words, key in _HINTS if words in text), None)
     if hint is None and isinstance(exc, NameError):
         return "hint.name_error"

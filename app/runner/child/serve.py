@@ -1,31 +1,27 @@
 """A child's whole life after the fork: lock in, read one job, run it, answer, exit.
 
 The job arrives on a pipe as JSON: {"job": name, "args": {...}, "wall_seconds", "cpu_seconds"}.
-`jobs` (the zygote passes app.jobs.JOBS) maps each name to a function whose parameters are
-rebuilt from the JSON by their annotations. A job returns its reply's JSON body, or an
-iterator of bodies (a stream); each goes back as a frame (app/runner/frames.py).
+`jobs` (the zygote passes app.jobs.JOBS) maps each name to a function of the JSON arguments.
+A job returns its reply's JSON body, or an iterator of bodies (a stream); each goes back as a
+frame (app/runner/frames.py).
 """
 
 from __future__ import annotations
 
-import functools
-import inspect
 import json
 import os
 import signal
 import traceback
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from typing import Any, NoReturn, get_type_hints
-
-from pydantic import TypeAdapter
+from typing import Any, NoReturn
 
 from app.errors import AppError, RunnerFailed, Timeout
 from app.runner import frames
 from app.runner.child.lockin import Confinement, lock_in
 from app.runner.child.program import Stop
 
-Job = Callable[..., bytes | Iterator[bytes]]
+Job = Callable[[dict[str, Any]], bytes | Iterator[bytes]]  # the JSON arguments in, the reply out
 _JOB_BYTES = 16 << 20  # a job is the request's fields: the server bounds the request far below
 
 
@@ -41,7 +37,7 @@ def serve(job_fd: int, reply_fd: int, confinement: Confinement,
         request = json.loads(_read_all(job_fd))
         job = jobs[request["job"]]
         with _time_limits(request["wall_seconds"], request["cpu_seconds"]):
-            reply = _call(job, request["args"])
+            reply = job(request["args"])
             if isinstance(reply, bytes):
                 frames.write(reply_fd, reply)
             else:
@@ -68,24 +64,6 @@ def _read_all(fd: int) -> bytes:
             raise RunnerFailed("the job is too large")
         chunks.append(chunk)
     return b"".join(chunks)
-
-
-def _call(job: Job, args: dict[str, Any]) -> bytes | Iterator[bytes]:
-    """job(**args), each argument rebuilt as the type the job's signature names."""
-    adapters = _adapters(job)
-    return job(**{name: adapters[name].validate_python(value) for name, value in args.items()})
-
-
-def prepare(jobs: Mapping[str, Job]) -> None:
-    """Build each job's argument readers now, in the zygote, rather than in every child."""
-    for job in jobs.values():
-        _adapters(job)
-
-
-@functools.cache
-def _adapters(job: Job) -> dict[str, TypeAdapter[Any]]:
-    hints = get_type_hints(job)
-    return {name: TypeAdapter(hints[name]) for name in inspect.signature(job).parameters}
 
 
 @contextmanager

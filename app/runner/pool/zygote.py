@@ -30,7 +30,7 @@ from math import ceil
 import app
 from app.runner.child import landlock, seccomp
 from app.runner.child.lockin import Confinement, Walls
-from app.runner.child.serve import Job, prepare, serve
+from app.runner.child.serve import Job, serve
 
 # What learners' programs import, loaded before any fork: a child then finds each in memory,
 # and need not read it from a disk that its user may not be allowed to read.
@@ -75,7 +75,6 @@ def main(jobs: Mapping[str, Job], warm_up: Callable[[], None]) -> None:
     config = ZygoteConfig.from_json(sys.argv[1])
     ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # die with the server
     channel = socket.socket(fileno=config.socket_fd)
-    prepare(jobs)
     _prepare(warm_up)
     confinement, walls_up = _confinement(config)
     channel.send(json.dumps({"hello": walls_up}).encode())
