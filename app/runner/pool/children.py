@@ -64,10 +64,12 @@ class Zygote:
     """The zygote process, as the server sees it."""
 
     def __init__(self, config_of: Callable[[int], ZygoteConfig], entry: str,
-                 on_forked: Callable[[Child], None], on_lost: Callable[[], None]) -> None:
+                 on_forked: Callable[[Child], None], on_exited: Callable[[int], None],
+                 on_lost: Callable[[], None]) -> None:
         self._config_of = config_of  # the config, given the zygote's end of the socket
         self._entry = entry  # the module the zygote runs: it holds the jobs (app.jobs)
         self._on_forked = on_forked
+        self._on_exited = on_exited
         self._on_lost = on_lost
         self._channel: socket.socket | None = None
         self._process: subprocess.Popen[bytes] | None = None
@@ -147,10 +149,13 @@ class Zygote:
                     self._endings[int(message["exited"])] = int(message["status"])
                     while len(self._endings) > _ENDINGS_KEPT:
                         self._endings.popitem(last=False)
+                self._on_exited(int(message["exited"]))
             else:
                 for fd in fds:
                     os.close(fd)
         if not self._closing:
             _log.error("the runner's zygote has gone (exit code %s)",
-                       self._process.poll() if self._process else None)
+                       self._process.wait() if self._process else None)
+            self._channel = None
+            channel.close()
             self._on_lost()

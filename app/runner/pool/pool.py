@@ -372,6 +372,17 @@ class Pool:
         else:
             waiter.give(child)
 
+    def _exited(self, pid: int) -> None:
+        """From the reader thread: a child has ended. One still waiting for a job (the OOM
+        killer's, or a stranger's) leaves the ready ones, and another is forked."""
+        with self._lock:
+            dead = next((child for child in self._ready if child.pid == pid), None)
+            if dead is not None:
+                self._ready.remove(dead)
+        if dead is not None:
+            dead.close()
+            self._top_up()
+
     def _lost(self) -> None:
         """From the reader thread: the zygote died, and its children with it. Start another."""
         with self._lock:
@@ -403,7 +414,7 @@ class Pool:
                                 memory_mb=config.memory_mb, cpu_seconds=config.max_cpu_seconds,
                                 cuda=config.device == "cuda")
 
-        return Zygote(config_of, config.entry, self._forked, self._lost)
+        return Zygote(config_of, config.entry, self._forked, self._exited, self._lost)
 
 
 # --- the pipes and /proc -------------------------------------------------------------------

@@ -46,7 +46,6 @@ PRELOAD = (
     "torch.autograd.profiler", "torch.distributions", "torch.func", "torch.linalg",
     "torch.nn.utils", "torch.testing", "torch.utils.checkpoint",
 )
-_PR_SET_PDEATHSIG = 1
 _MADV_HUGEPAGE, _MADV_COLLAPSE = 14, 25
 
 
@@ -73,7 +72,7 @@ class ZygoteConfig:
 def main(jobs: Mapping[str, Job], warm_up: Callable[[], None]) -> None:
     """The zygote's life: prepare, say hello, then fork and reap until the pool goes."""
     config = ZygoteConfig.from_json(sys.argv[1])
-    ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)  # die with the server
+    # It ends when the pool's end of the socket closes, as it does when the server dies.
     channel = socket.socket(fileno=config.socket_fd)
     _prepare(warm_up)
     confinement, walls_up = _confinement(config)
