@@ -121,3 +121,4 @@ class Graph:
     gradchecks: list[Gradcheck]
     first_nonfinite: Nonfinite | None
     truncated: bool
+    omitted: str | None = None  # why no graph is drawn: it is past the node limit

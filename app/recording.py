@@ -170,7 +170,7 @@ class GraphRecorder:
         """Record the tensors a call on one of the program's lines returned."""
         outputs = result if isinstance(result, (tuple, list)) and len(result) <= 64 else (result,)
         for t in outputs:
-            if not isinstance(t, torch.Tensor) or id(t) in self.produced:
+            if not isinstance(t, torch.Tensor) or id(t) in self.produced or _transformed(t):
                 continue
             self._bytes += t.element_size() * t.numel() if not t.is_meta else 0
             if len(self.produced) >= self.limits.graph_nodes or self._bytes > _RECORDED_BYTES:
@@ -222,8 +222,10 @@ class GraphRecorder:
 
     def call(self, fn: Any, kind: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
         """fn(*args, **kwargs), a backward or grad call, traced node by node if among the first."""
-        if len(self.calls) >= TRACED_CALLS or self.muted:
-            self.untraced_calls += not self.muted
+        if self.muted or torch._C._functorch.maybe_current_level() is not None:
+            return fn(*args, **kwargs)  # gradcheck's, or torch.func's own (jacrev inside vmap)
+        if len(self.calls) >= TRACED_CALLS:
+            self.untraced_calls += 1
             return fn(*args, **kwargs)
         with torch._C.DisableTorchFunction():  # the recorder's reads, not the program's
             call = _describe(kind, args, kwargs, len(self.calls), program_line() or 0)
@@ -306,7 +308,8 @@ class _Made(TorchFunctionMode):
                            kwargs: dict[str, Any] | None = None) -> Any:
         result = func(*args, **(kwargs or {}))
         recorder = self.recorder
-        if recorder.recording and not recorder.muted:
+        if recorder.recording and not recorder.muted and \
+                torch._C._functorch.maybe_current_level() is None:
             # Only the program's own calls: not those torch's Python makes for it (inside
             # optimizer.step() or a layer's forward), which the learner never wrote.
             caller = _caller(func, sys._getframe(1))
@@ -327,6 +330,12 @@ def _caller(func: Any, frame: FrameType | None) -> FrameType | None:
     while frame is not None and frame.f_code in codes:
         frame = frame.f_back
     return frame
+
+
+def _transformed(t: torch.Tensor) -> bool:
+    """A tensor inside torch.func's vmap or grad: a wrapper that is gone once the transform
+    returns, with no values of its own to draw."""
+    return bool(torch._C._functorch.is_functorch_wrapped_tensor(t))
 
 
 def _like(original: Any, wrapper: Any) -> Any:

@@ -100,9 +100,9 @@ def plain_and_finite(t: torch.Tensor | None, max_numel: int = 1_000) -> tuple[Pl
 def _to_plain(t: torch.Tensor | None, max_numel: int) -> tuple[Plain, bool | None]:
     if t is None:
         return None, None
+    if t.is_meta or not _has_storage(t):  # a shape but no values (a meta tensor, a wrapper)
+        return None, None
     if not t.is_cpu:
-        if t.is_meta:  # a meta tensor has a shape but no values (.cpu() would raise)
-            return None, None
         t = t.detach().cpu()
     numel = t.numel()
     if numel <= max_numel:
@@ -209,7 +209,7 @@ class TensorReads:
         seen = self._by_id.get(by_id, _UNREAD)
         if seen is not _UNREAD:
             return seen
-        if t.layout != torch.strided:
+        if t.layout != torch.strided or not _has_storage(t):
             return to_plain(t, numel)
         key = (t.data_ptr(), t.storage_offset(), t.shape, t.stride(), t.dtype, t.device, numel)
         read = self._by_memory.get(key)
@@ -232,3 +232,12 @@ class TensorReads:
 
 
 _UNREAD: Any = object()
+
+
+def _has_storage(t: torch.Tensor) -> bool:
+    """Whether t's values lie in memory of its own (not a torch.func wrapper's, say)."""
+    try:
+        t.data_ptr()
+    except RuntimeError:
+        return False
+    return True

@@ -12,6 +12,7 @@ from typing import Any
 import torch
 
 from app.describing import describe_saved, describe_tensor, describe_variables, program_names
+from app.errors import TooLarge
 from app.graph import Backward, Edge, Gradcheck, GradIn, Graph, Node, Nonfinite, Step
 from app.recording import GraphRecorder, Produced, graph_too_large, saved_tensors, walk
 from app.runner.child.program import Execution
@@ -19,8 +20,19 @@ from app.tensors import TensorReads, grad_fn_of, is_leaf_of, numel_budget, plain
 
 
 def trace(execution: Execution, recorder: GraphRecorder, device: torch.device) -> Graph:
-    """The variables, and the graph reachable from them and from every backward call."""
-    return _Builder(execution, recorder).build(device)
+    """The variables, and the graph reachable from them and from every backward call.
+
+    A graph past the node limit is left out (`omitted` says why): the program ran, and its
+    output and variables are still what it made.
+    """
+    try:
+        return _Builder(execution, recorder).build(device)
+    except TooLarge as too_large:
+        builder = _Builder(execution, recorder)
+        variables = describe_variables(execution.namespace, builder.made, builder.plain)
+        return Graph(device=str(device), stdout=execution.stdout, variables=variables, nodes=[],
+                     edges=[], backward=[], gradchecks=[], first_nonfinite=None,
+                     truncated=recorder.untraced_calls > 0, omitted=too_large.message)
 
 
 class _Builder:

@@ -175,6 +175,7 @@ function renderNotes() {
     notes.push(h("p", { class: "note bad" }, t(`graph.nonfinite.${g.first_nonfinite.where}`, { node: nodeName(node) })));
   }
   if (g?.truncated) notes.push(h("p", { class: "note" }, t("graph.truncated")));
+  if (g?.omitted) notes.push(h("p", { class: "note" }, t("graph.omitted", { why: g.omitted })));
   $("notes").replaceChildren(...notes);
 }
 

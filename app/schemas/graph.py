@@ -110,3 +110,6 @@ class GraphResponse(BaseModel):
     gradchecks: list[GradcheckOut]
     first_nonfinite: NonfiniteOut | None
     truncated: bool = Field(description="True when more backward calls ran than were traced.")
+    omitted: str | None = Field(None, description="Why the graph is not drawn (past the node "
+                                                  "limit); the run's output and variables "
+                                                  "still are.")

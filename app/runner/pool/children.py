@@ -134,7 +134,8 @@ class Zygote:
 
     def _listen(self) -> None:
         channel = self._channel
-        while channel is not None:
+        assert channel is not None  # start() set it before starting this thread
+        while True:
             try:
                 data, fds, _, _ = socket.recv_fds(channel, 4096, 3)
             except OSError:
