@@ -34,7 +34,12 @@ print('\n'.join(tomllib.load(open('/tmp/pyproject.toml', 'rb'))['project']['depe
 # --- run: the same base, the environment, the app; no build tools, not root -----------------
 FROM python:3.11-slim
 
-RUN useradd --create-home --uid 10001 lab
+# libseccomp2 compiles the runner's system-call allow-list (slim images carry it for apt; named
+# here so the walls never depend on that).
+RUN apt-get update \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libseccomp2 \
+ && rm -rf /var/lib/apt/lists/* \
+ && useradd --create-home --uid 10001 lab
 COPY --from=build /opt/venv /opt/venv
 
 WORKDIR /app

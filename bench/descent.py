@@ -5,7 +5,7 @@ Prints three figures, each measured in this one run, baselines in the same proce
 1. a race of 7 runs x 1,000 steps on Rosenbrock through POST /api/descent vs the naive loop:
    plain torch.optim, one optimizer after another, one forward/backward per run per step.
    Target >= 4x, trajectories within 1e-6. The endpoint's time is the whole request: the
-   sandbox job, the reply's JSON and gzip (accepted, as a browser does), and this client
+   child's job, the reply's JSON and gzip (accepted, as a browser does), and this client
    reading and parsing it, with orjson: a native parser, as a browser's JSON.parse is (the
    stdlib's json takes three times as long over a race's 10^5 numbers). The endpoint and the
    naive loop take turns, so that a change in the machine's speed (a VM's varies by a third
@@ -87,7 +87,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeats", type=int, default=5)
     args = parser.parse_args()
-    torch.set_num_threads(1)  # as in a sandbox worker
+    torch.set_num_threads(1)  # as in a child
     # This client imports torch (for the naive loop): parsing a reply's 10^5 numbers would set
     # off full collections over torch's objects, ~0.15 s each, that a browser never pays.
     gc.freeze()

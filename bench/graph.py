@@ -1,7 +1,7 @@
 """Benchmark the graph lab: `python bench/graph.py [--repeat N] [--no-browser]`.
 
 1. Graph extraction against torchviz, in this one process: for each program, the program is run
-   once (app.sandbox.interpreter.run_program with an app.recording.GraphRecorder), then we time
+   once (run_program under an app.recording.GraphRecorder), then we time
    `app.tracing.trace(...)` alone (values, gradients and backward steps included) against
    `torchviz.make_dot(output)` on the same, already built graph. Target: ratio ≤ 1.5.
 2. In headless Chromium (Playwright, /usr/bin/chromium) against `python -m app` on a free port:
@@ -29,8 +29,8 @@ from server import free_port, start_server, stop  # noqa: E402
 
 from app.lessons import LESSONS  # noqa: E402
 from app.recording import GraphRecorder  # noqa: E402
-from app.sandbox.interpreter import run_program  # noqa: E402
-from app.sandbox.limits import Limits  # noqa: E402
+from app.runner.child.program import run_program  # noqa: E402
+from app.runner.limits import Limits  # noqa: E402
 from app.tracing import trace  # noqa: E402
 
 # torchviz 0.0.3 compares torch versions with distutils' LooseVersion, which warns each call.
@@ -92,7 +92,9 @@ def extraction(repeat: int) -> bool:
           f"theirs = torchviz.make_dot):")
     for name, (code, output) in PROGRAMS.items():
         recorder = GraphRecorder(limits)
-        execution = run_program(code, limits=limits, device=device, recorder=recorder)
+        with recorder:
+            execution = run_program(code, program_bytes=limits.program_bytes,
+                                    stdout_bytes=limits.stdout_bytes)
         tensor = execution.namespace[output]
         graph = trace(execution, recorder, device)
         ours = median_time(lambda e=execution, r=recorder: trace(e, r, device), repeat)
@@ -213,7 +215,7 @@ def main() -> int:
     parser.add_argument("--browser-runs", type=int, default=5)
     parser.add_argument("--no-browser", action="store_true")
     args = parser.parse_args()
-    torch.set_num_threads(1)  # as in a sandbox worker, where trace() runs
+    torch.set_num_threads(1)  # as in a child, where trace() runs
     ok = extraction(args.repeat)
     if not args.no_browser:
         ok &= browser(args.browser_runs)

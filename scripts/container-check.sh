@@ -127,7 +127,7 @@ echo "(podman schedules HEALTHCHECKs with systemd, which this machine lacks, and
 echo " saying so; the check below runs the image's HEALTHCHECK by hand instead.)"
 run_start=$(date +%s.%N)
 "${PODMAN_RUN[@]}" -d --name "$CONTAINER" -p "127.0.0.1:$port:8000" \
-  -e APP_SANDBOX_WORKERS=2 "$IMAGE" >/dev/null
+  -e APP_RUNNER_READY=2 "$IMAGE" >/dev/null
 
 healthz=""
 for _ in $(seq 1 240); do
@@ -146,10 +146,11 @@ fi
 start_seconds=$(python3 -c "import time; print(f'{time.time() - $run_start:.1f}')")
 say "GET /healthz answered after ${start_seconds} s: $healthz"
 grep -q '"status": *"ok"' <<<"$healthz" || fail "/healthz did not say status ok"
+grep -q '"walls_missing": *\[\]' <<<"$healthz" || fail "/healthz says a wall is missing"
 
 say "POST /api/graph with a three-line program"
 graph=$(curl -sS -m 30 -o - -w '\n%{http_code}' -H 'Content-Type: application/json' \
-  -d '{"code": "x = torch.tensor(2.0, requires_grad=True)\ny = x * x + 3 * x\ny.backward()"}' \
+  -d '{"code": "import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x * x + 3 * x\ny.backward()"}' \
   "http://127.0.0.1:$port/api/graph")
 status=${graph##*$'\n'}
 body=${graph%$'\n'*}
@@ -160,6 +161,26 @@ graph = json.loads(sys.argv[1])
 names = sorted(graph["variables"])
 assert {"x", "y"} <= set(names), names
 print(f"200, variables {names}, {len(graph['nodes'])} nodes, {len(graph['edges'])} edges")
+EOF
+
+say "the assume-breach program (tests/runner/attacks.py) inside the container"
+server_pid=$(podman exec "$CONTAINER" python -c "import os; print(os.getppid())" 2>/dev/null || echo 1)
+readable=$(podman exec "$CONTAINER" python -c "import torch; print(torch.__file__)")
+python3 - "$port" "$server_pid" "$readable" <<'EOF' || fail "a move got through the walls in the container"
+import json, sys, urllib.request
+port, server_pid, readable = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+target = {"server_pid": server_pid, "port": 8000, "readable": readable, "memory": 3 << 30}
+program = open("tests/runner/attacks.py").read().replace("TARGET = {", f"TARGET = {target!r}\n_ = {{", 1)
+request = urllib.request.Request(f"http://127.0.0.1:{port}/api/graph", method="POST",
+                                 data=json.dumps({"code": program}).encode(),
+                                 headers={"Content-Type": "application/json"})
+results = json.loads(json.load(urllib.request.urlopen(request, timeout=60))["stdout"])
+held = [kind for _, kind in results.pop("descriptors")]
+through = {k: v for k, v in results.items() if str(v).startswith("succeeded")}
+print(f"{len(results)} moves: {len(results) - len(through)} blocked; descriptors held: {held}")
+for name, result in through.items():
+    print(f"  GOT THROUGH: {name}: {result}")
+assert not through and held == ["pipe", "pipe"]
 EOF
 
 say "HEALTHCHECK, run by podman inside the container"

@@ -15,7 +15,8 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 WHEELS=(fastapi==0.165.0 starlette==1.10.0 pydantic==2.14.4 pydantic_core==2.50.5
         pydantic-settings==2.16.3 python-dotenv==1.2.4 annotated-types annotated-doc==0.0.7
         typing-inspection==0.4.5 typing_extensions==4.16.0 opentelemetry-api==1.45.2
-        uvicorn==0.54.0 orjson==3.13.0 plotly==7.1.0 torchviz==0.0.3 graphviz==0.21)
+        uvicorn==0.54.0 orjson==3.13.0 plotly==7.1.0 torchviz==0.0.3 graphviz==0.21
+        pyseccomp==0.1.2)
 
 case "${1:-}" in
   wheels)
@@ -36,8 +37,11 @@ case "${1:-}" in
     # pytest-benchmark, where installed, fails the run when xdist is on: -p no:benchmark.
     flags=(-p no:cacheprovider -p no:benchmark -q --ignore=tests/browser
            --ignore=tests/test_openapi_fuzz.py)
-    echo "== cuda tests"
+    echo "== cuda tests (the walls with CUDA started in each child)"
     timeout 150 python3 -m pytest "${flags[@]}" -m cuda tests 2>&1 | tee "$out/cuda.log" | tail -20
+    echo "== the walls' own tests"
+    timeout 150 python3 -m pytest "${flags[@]}" tests/runner/test_walls.py 2>&1 \
+      | tee "$out/walls.log" | tail -20
     echo "== whole suite, device auto = cuda"
     timeout 300 python3 -m pytest "${flags[@]}" -n 6 --junitxml="$out/junit.xml" 2>&1 \
       | tee "$out/full.log" | tail -40

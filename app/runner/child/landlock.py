@@ -22,7 +22,7 @@ _RULE_PATH_BENEATH = 1
 
 # File-system rights, by the ABI that introduced them: everything the kernel knows is handled
 # (refused), and a rule gives back only reading.
-_READ_FILE, _READ_DIR = 1 << 2, 1 << 3
+_WRITE_FILE, _READ_FILE, _READ_DIR, _IOCTL_DEV = 1 << 1, 1 << 2, 1 << 3, 1 << 15
 _FS_RIGHTS = {1: (1 << 13) - 1, 2: (1 << 14) - 1, 3: (1 << 15) - 1, 5: (1 << 16) - 1}
 _NET_BIND_TCP, _NET_CONNECT_TCP = 1 << 0, 1 << 1  # ABI 4
 _SCOPE_ABSTRACT_UNIX_SOCKET, _SCOPE_SIGNAL = 1 << 0, 1 << 1  # ABI 6
@@ -60,8 +60,9 @@ def abi_version() -> int:
         return 0
 
 
-def make_ruleset(readable: Iterable[str], abi: int) -> int:
-    """A ruleset's descriptor: read-only beneath each of `readable`, and nothing else."""
+def make_ruleset(readable: Iterable[str], abi: int, devices: Iterable[str] = ()) -> int:
+    """A ruleset's descriptor: read-only beneath each of `readable`, and nothing else but the
+    `devices` (a GPU's, which CUDA opens read-write and talks to through ioctls)."""
     fs = _FS_RIGHTS[max(v for v in _FS_RIGHTS if v <= abi)]
     attr = _RulesetAttr(fs, 0, 0)
     size = ctypes.sizeof(_RulesetAttr) - 16  # ABI 1-3 know only the first field
@@ -77,6 +78,14 @@ def make_ruleset(readable: Iterable[str], abi: int) -> int:
             # A folder takes both rights; the kernel refuses READ_DIR on a file.
             rights = _READ_FILE | (_READ_DIR if os.path.isdir(path) else 0)
             fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+            try:
+                rule = _PathBeneathAttr(rights, fd)
+                _syscall(_ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule), 0)
+            finally:
+                os.close(fd)
+        for device in devices:
+            rights = _READ_FILE | _WRITE_FILE | (_IOCTL_DEV if abi >= 5 else 0)
+            fd = os.open(device, os.O_PATH | os.O_CLOEXEC)
             try:
                 rule = _PathBeneathAttr(rights, fd)
                 _syscall(_ADD_RULE, ruleset, _RULE_PATH_BENEATH, ctypes.byref(rule), 0)

@@ -45,6 +45,7 @@ class Confinement:
     address_space: int | None  # bytes of virtual memory; None on CUDA, which maps huge ranges
     cpu_seconds: int  # the CPU limit: SIGXCPU past it, SIGKILL a second later
     seccomp: bytes | None  # the filter, compiled once (seccomp.compile_filter)
+    gpu_memory: int | None = None  # on a GPU: CUDA starts before the lock-in, capped at this
 
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -53,6 +54,8 @@ _libc = ctypes.CDLL(None, use_errno=True)
 def lock_in(confinement: Confinement, keep: tuple[int, ...]) -> None:
     """Lock this process in; only the descriptors in `keep` stay open (with 0-2 on /dev/null)."""
     walls = confinement.walls
+    if confinement.gpu_memory is not None:
+        _start_cuda(confinement.gpu_memory)  # it opens the driver's devices, which come along
     _only_descriptors(keep, confinement.ruleset)
     os.chdir(confinement.workdir)
     os.environ.clear()  # unsetenv each: the C library's environment is emptied too
@@ -72,6 +75,17 @@ def lock_in(confinement: Confinement, keep: tuple[int, ...]) -> None:
         os.close(confinement.ruleset)
     if walls.seccomp and confinement.seccomp is not None:
         seccomp.load(confinement.seccomp, os.getpid())
+
+
+def _start_cuda(memory: int) -> None:
+    """CUDA's context, made now (a ready child takes it off the request's path), and this
+    process's share of the GPU capped: past it a program gets torch's out-of-memory error."""
+    import torch
+
+    torch.cuda.init()
+    torch.empty(1, device="cuda")
+    total = torch.cuda.get_device_properties(torch.cuda.current_device()).total_memory
+    torch.cuda.set_per_process_memory_fraction(min(1.0, memory / total))
 
 
 def _only_descriptors(keep: tuple[int, ...], ruleset: int | None) -> None:

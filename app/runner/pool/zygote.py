@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
+import glob
 import importlib
 import json
 import os
@@ -122,7 +123,9 @@ def _fold_into_huge_pages() -> None:
 def _confinement(config: ZygoteConfig) -> tuple[Confinement, dict[str, object]]:
     """The children's walls, and what the pool reports of them (/healthz, the start-up log)."""
     abi = landlock.abi_version()
-    ruleset = landlock.make_ruleset(_readable(), abi) if abi and config.walls.landlock else None
+    devices = sorted(glob.glob("/dev/nvidia*")) if config.cuda else []
+    ruleset = landlock.make_ruleset(_readable(), abi, devices) \
+        if abi and config.walls.landlock else None
     program = seccomp.compile_filter(cuda=config.cuda, log=config.walls.log_syscalls) \
         if config.walls.seccomp and _has_seccomp() else None
     user = pwd.getpwnam(config.user)
@@ -134,7 +137,7 @@ def _confinement(config: ZygoteConfig) -> tuple[Confinement, dict[str, object]]:
     confinement = Confinement(
         walls=config.walls, ruleset=ruleset, uid=user.pw_uid, gid=user.pw_gid, workdir=workdir,
         address_space=address_space, cpu_seconds=ceil(config.cpu_seconds) + 1,
-        seccomp=program)
+        seccomp=program, gpu_memory=(config.memory_mb << 20) if config.cuda else None)
     walls_up = {"landlock": abi if ruleset is not None else 0, "seccomp": program is not None,
                 "user": config.user if root and config.walls.user else
                 pwd.getpwuid(os.geteuid()).pw_name,
