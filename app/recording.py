@@ -131,6 +131,7 @@ class GraphRecorder:
         self._handles: list[Any] = []
         self._patched: list[tuple[Any, str, Any]] = []  # (owner, name, torch's own)
         self._mode = _Made(self)
+        self._watching = False  # the mode and the hooks are on
         self._inside = False  # in a backward or grad call already
         self._bytes = 0
         self._numel = 1_000
@@ -153,6 +154,7 @@ class GraphRecorder:
             self._patched.append((owner, name, getattr(owner, name)))
             setattr(owner, name, wrap(getattr(owner, name), name))
         self._mode.__enter__()
+        self._watching = True
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -185,17 +187,25 @@ class GraphRecorder:
                 self.module_outputs[id(t)] = (t, module)
 
     def _stop_recording(self) -> None:
-        """Take the mode off, where it is the innermost one: it costs each torch call."""
+        """Take the mode and the module and optimizer hooks off once there is enough to draw:
+        each costs every torch call or layer call of a long loop. The mode comes off only
+        where it is the innermost one (not inside another torch call)."""
         self.recording = False
-        if torch.overrides._get_current_function_mode() is self._mode:
+        if self._watching and torch.overrides._get_current_function_mode() is self._mode:
             self._mode.__exit__(None, None, None)
+            for handle in self._handles:
+                handle.remove()
+            self._handles, self._watching = [], False
 
     def _enter_module(self, module: Any, inputs: Any) -> None:
         if not self.recording:
             self._stop_recording()  # a module call runs at the program's own level
+            return
         self._stack.append(module)
 
     def _leave_module(self, module: Any, inputs: Any, output: Any) -> None:
+        if not self.recording:
+            return
         if self._stack:
             self._stack.pop()
         # What a layer returns is the program's tensor, made on the line that called it (the
