@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from app import i18n
+
 
 class AppError(Exception):
     """A failure the user can act on. `hint_key` names a hint in static/i18n/*.json."""
@@ -56,6 +58,28 @@ class RequestInvalid(AppError):
     type = "request_invalid"
 
 
+class Forbidden(AppError):
+    """A request from another site (its Origin), which the API does not serve."""
+
+    status = 403
+    type = "forbidden"
+
+
+class UnsupportedMediaType(AppError):
+    """A request body that is not JSON: the API reads nothing else."""
+
+    status = 415
+    type = "unsupported_media_type"
+
+
+class HttpError(AppError):
+    """Starlette's own refusals (404, 405, ...), in the app's envelope."""
+
+    def __init__(self, status: int, type: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.type = status, type
+
+
 class Busy(AppError):
     """Every place to run a program stayed taken for longer than a request may queue."""
 
@@ -75,3 +99,14 @@ class RunnerFailed(AppError):
 ERRORS: dict[str, type[AppError]] = {
     cls.type: cls for cls in (ProgramError, TooLarge, Timeout, RequestInvalid, RunnerFailed)
 }
+
+
+def envelope(error: AppError, lang: str) -> dict[str, object]:
+    """The one error shape: {"error": {type, message, line, hint, hint_key}}, the hint in
+    `lang`. A program that failed at run time also sends what it built before the error, as
+    `partial` (the graph lab draws it beside the message)."""
+    body: dict[str, object] = {"error": {
+        **error.to_plain(), "hint": i18n.text(error.hint_key, lang) if error.hint_key else None}}
+    if error.partial is not None:
+        body["partial"] = error.partial
+    return body

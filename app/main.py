@@ -12,13 +12,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
-from starlette.datastructures import MutableHeaders, QueryParams
 from starlette.exceptions import HTTPException as StarletteHTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import i18n
 from app.deps import ROOT
-from app.errors import AppError
+from app.errors import AppError, HttpError, RequestInvalid, envelope
+from app.middleware import GuardApi, RememberPageChoices
 from app.routes import descent, graph, home, lessons, training
 from app.runner.pool.pool import Pool, PoolConfig
 from app.settings import load_settings
@@ -71,7 +70,10 @@ def create_app() -> FastAPI:
     # server's CPU and comes out 13% larger; on a classroom's LAN the CPU is the scarce part.
     # (plotly.js, 3.6 MB of the pages' weight, is compressed once at level 9: routes/home.py.)
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=1)
-    app.add_middleware(_RememberPageChoices)
+    app.add_middleware(RememberPageChoices)
+    settings = load_settings()
+    origins = frozenset(o.strip() for o in settings.allowed_origins.split(",") if o.strip())
+    app.add_middleware(GuardApi, request_bytes=settings.request_bytes, origins=origins)
     app.include_router(graph.router)
     app.include_router(home.router)
     app.include_router(lessons.router)
@@ -91,81 +93,14 @@ class _CachedStaticFiles(StaticFiles):
         return response
 
 
-_PAGE_CHOICES = {"lang": i18n.LANGUAGES, "present": ("0", "1")}
-_YEAR = 365 * 24 * 3600
-
-
-class _RememberPageChoices:
-    """A page link that picks the language or presentation mode is remembered (a cookie:
-    the client keeps the state, the server stays stateless).
-
-    .. note:: Plain ASGI rather than @app.middleware("http"): that one wraps every request,
-       /api/* included, in extra tasks and streams, about 150 us of event-loop time each.
-    """
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] != "GET" or not scope["query_string"]:
-            await self.app(scope, receive, send)
-            return
-        query = QueryParams(scope["query_string"])
-        cookies = Response()
-        for name, allowed in _PAGE_CHOICES.items():
-            value = query.get(name)
-            if value in allowed:
-                cookies.set_cookie(name, value, max_age=_YEAR, samesite="lax")
-        if not cookies.raw_headers:
-            await self.app(scope, receive, send)
-            return
-
-        async def send_with_cookies(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                for key, value in cookies.raw_headers:
-                    if key == b"set-cookie":
-                        headers.append("set-cookie", value.decode("latin-1"))
-            await send(message)
-
-        await self.app(scope, receive, send_with_cookies)
-
-
-def _envelope(
-    request: Request,
-    status: int,
-    error_type: str,
-    message: str,
-    *,
-    line: int | None = None,
-    hint_key: str | None = None,
-    headers: Mapping[str, str] | None = None,
-    partial: dict[str, object] | None = None,
-) -> JSONResponse:
-    """The one error shape: {"error": {type, message, line, hint, hint_key}}, hint localised.
-
-    A program that failed at run time also sends what it built before the error as `partial`
-    (the graph lab draws it beside the message).
-    """
+def _answer(request: Request, error: AppError,
+            headers: Mapping[str, str] | None = None) -> JSONResponse:
     lang = i18n.pick_language(request.headers.get("accept-language"))
-    error = {
-        "type": error_type,
-        "message": message,
-        "line": line,
-        "hint": i18n.text(hint_key, lang) if hint_key else None,
-        "hint_key": hint_key,
-    }
-    body: dict[str, object] = {"error": error}
-    if partial is not None:
-        body["partial"] = partial
-    return JSONResponse(body, status_code=status, headers=headers)
+    return JSONResponse(envelope(error, lang), status_code=error.status, headers=headers)
 
 
 async def _app_error(request: Request, exc: AppError) -> JSONResponse:
-    return _envelope(
-        request, exc.status, exc.type, exc.message, line=exc.line, hint_key=exc.hint_key,
-        partial=exc.partial,
-    )
+    return _answer(request, exc)
 
 
 async def _request_invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -173,26 +108,25 @@ async def _request_invalid(request: Request, exc: RequestValidationError) -> JSO
         f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
         for error in exc.errors()
     )
-    return _envelope(
-        request, 422, "request_invalid", f"Invalid request: {problems}",
-        hint_key="hint.request_invalid",
-    )
+    return _answer(request, RequestInvalid(f"Invalid request: {problems}",
+                                           hint_key="hint.request_invalid"))
 
 
 async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
     if exc.status_code == 400 and isinstance(exc.__cause__, RecursionError):
         # FastAPI's json.loads gave up on a body nested past Python's recursion limit and
-        # answered a bare 400; it is a malformed request, a 422 as /api/graph's parser gives.
-        return _envelope(request, 422, "request_invalid",
-                         "Invalid request: body: the JSON is nested too deeply",
-                         hint_key="hint.request_invalid")
-    error_type = _HTTP_TYPES.get(exc.status_code, "http_error")
-    return _envelope(request, exc.status_code, error_type, str(exc.detail), headers=exc.headers)
+        # answered a bare 400; it is a malformed request, a 422.
+        return _answer(request, RequestInvalid(
+            "Invalid request: body: the JSON is nested too deeply",
+            hint_key="hint.request_invalid"))
+    error = HttpError(exc.status_code, _HTTP_TYPES.get(exc.status_code, "http_error"),
+                      str(exc.detail))
+    return _answer(request, error, exc.headers)
 
 
 async def _internal(request: Request, exc: Exception) -> JSONResponse:
     logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
-    return _envelope(request, 500, "internal", "Something went wrong on the server.")
+    return _answer(request, HttpError(500, "internal", "Something went wrong on the server."))
 
 
 app = create_app()

@@ -50,6 +50,14 @@ class Settings(BaseSettings):
         default=False,
         description="Run learners' programs even on a kernel without Landlock or seccomp "
                     "(for a container that holds nothing else).")
+    request_bytes: int = Field(
+        default=262_144, gt=0,
+        description="Largest request body the API reads, in bytes; larger ones get a 413 "
+                    "before they are read.")
+    allowed_origins: str = Field(
+        default="",
+        description="Sites besides the server's own whose pages may call the API, "
+                    "comma-separated (https://lab.example.org), for a proxy that changes Host.")
     queue_seconds: float = Field(
         default=10.0, gt=0,
         description="How long a request may wait for its turn before a 503.")

@@ -56,5 +56,7 @@ def test_readme_lists_every_setting_with_its_description() -> None:
         )
         assert row is not None, f"README has no row for APP_{name.upper()}"
         assert field.description is not None and field.description in row
-        if field.default_factory is None:
+        if field.default == "":
+            assert "| none |" in row
+        elif field.default_factory is None:
             assert f"`{field.default}`" in row
