@@ -7,11 +7,13 @@ modules. The tensors' values are read through one TensorReads per trace (app.ten
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import torch
 
 from app.graph import Node, Saved, Variable
 from app.recording import Produced
-from app.tensors import TensorReads, dtype_name, grad_fn_of, is_leaf_of, plain_number
+from app.tensors import TensorReads, dtype_name, grad_fn_of, is_leaf_of, numel_budget, plain_number
 
 
 def program_names(namespace: dict[str, object]) -> tuple[dict[int, str], dict[int, str],
@@ -78,14 +80,31 @@ def describe_saved(name: str, value: object, numel: int, plain: TensorReads) -> 
 
 def describe_variables(namespace: dict[str, object], made: dict[int, Produced],
                        plain: TensorReads) -> dict[str, Variable]:
-    """Each tensor the program bound to a name, with the line that made it."""
-    return {name: _variable(value, made[id(value)].line if id(value) in made else None, plain)
-            for name, value in namespace.items() if isinstance(value, torch.Tensor)}
+    """Each tensor the program bound to a name, with the line that made it.
+
+    A tensor bound to several names is described once, under its first; the others say whose
+    it is (`alias_of`), so a program that binds one tensor to thousands of names does not send
+    it thousands of times. The values each sends in full shrink as there are more of them.
+    """
+    tensors = [(name, value) for name, value in namespace.items()
+               if isinstance(value, torch.Tensor)]
+    numel = numel_budget(len({id(value) for _, value in tensors}))
+    first: dict[int, str] = {}
+    described: dict[str, Variable] = {}
+    for name, t in tensors:
+        if id(t) in first:
+            described[name] = replace(described[first[id(t)]], value=None, grad=None,
+                                      alias_of=first[id(t)])
+            continue
+        first[id(t)] = name
+        line = made[id(t)].line if id(t) in made else None
+        described[name] = _variable(t, line, plain, numel)
+    return described
 
 
-def _variable(t: torch.Tensor, line: int | None, plain: TensorReads) -> Variable:
+def _variable(t: torch.Tensor, line: int | None, plain: TensorReads, numel: int) -> Variable:
     fn = grad_fn_of(t)
-    return Variable(value=plain(t, 1_000), grad=plain(_kept_grad(t), 1_000),
+    return Variable(value=plain(t, numel), grad=plain(_kept_grad(t), numel),
                     requires_grad=t.requires_grad, is_leaf=is_leaf_of(t),
                     grad_fn=None if fn is None else type(fn).__name__,
                     shape=list(t.shape), dtype=dtype_name(t.dtype), line=line)

@@ -28,6 +28,7 @@ class Variable:
     shape: list[int]
     dtype: str
     line: int | None
+    alias_of: str | None = None  # another name of the same tensor: its values are there
 
 
 @dataclass(slots=True)

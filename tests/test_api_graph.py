@@ -267,3 +267,23 @@ def test_a_number_past_64_bits_still_makes_json() -> None:
     # in a dataclass too, which orjson walks itself when no field is float32
     saved = Saved("n", 2**70, None)
     assert json.loads(wire.dumps([saved])) == [{"name": "n", "value": 2**70, "shape": None}]
+
+
+def test_a_tensor_bound_to_many_names_is_sent_once(client: TestClient) -> None:
+    # 2,500 names for one 1,000-number tensor, in 20 KB: each name once repeated its values.
+    code = "import torch\nt = torch.arange(1000.0)\n" + "".join(
+        f"n{i}=t\n" for i in range(2500))
+    response = client.post("/api/graph", json={"code": code})
+    assert response.status_code == 200, response.text[:300]
+    assert len(response.content) < 1_000_000
+    variables = response.json()["variables"]
+    assert variables["t"]["value"] == [float(i) for i in range(1000)]
+    assert variables["n2499"]["alias_of"] == "t" and variables["n2499"]["value"] is None
+    assert variables["n2499"]["shape"] == [1000]
+
+
+def test_many_tensors_share_one_budget_of_values(client: TestClient) -> None:
+    code = "import torch\n" + "".join(f"v{i} = torch.randn(1000) + {i}\n" for i in range(400))
+    response = client.post("/api/graph", json={"code": code})
+    assert response.status_code == 200 and len(response.content) < 4_000_000
+    assert response.json()["variables"]["v0"]["value"]["summary"] is True

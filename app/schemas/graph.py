@@ -25,6 +25,8 @@ class VariableOut(BaseModel):
     shape: list[int]
     dtype: str
     line: int | None = Field(description="The line that produced this tensor.")
+    alias_of: str | None = Field(None, description="Another name of the same tensor, which "
+                                                   "carries its value and grad (here null).")
 
 
 class SavedOut(BaseModel):

@@ -39,7 +39,7 @@ _OPEN = "def _open(fd):\n    try:\n        os.fstat(fd)\n        return True\n" 
 @pytest.fixture(scope="module")
 def pool() -> Iterator[Pool]:
     pool = Pool(PoolConfig(ready=2, jobs=2, memory_mb=LIMITS.memory_mb,
-                           max_cpu_seconds=LIMITS.cpu_seconds, reply_bytes=4 << 20))
+                           max_cpu_seconds=LIMITS.cpu_seconds, reply_bytes=256 << 10))
     pool.start()
     yield pool
     pool.close()
@@ -85,7 +85,7 @@ def test_a_reply_announced_past_the_limit_is_a_413_before_it_is_read(pool: Pool)
         "os.write(reply, b'{\"kind\": \"data\", \"bytes\": 10000000000}\\n')\n" \
         "import time\ntime.sleep(60)\n"
     error = _fails(pool, code, TooLarge)
-    assert "MiB" in error.message
+    assert "262,144 bytes" in error.message
     _whole_again(pool)
 
 
@@ -216,9 +216,9 @@ def test_printing_past_the_limit_is_a_413(pool: Pool) -> None:
 
 
 def test_a_reply_past_its_limit_is_a_413(pool: Pool) -> None:
-    # 400 variables of 1,000 numbers each: about 8 MB of JSON, past this pool's 4 MB
-    code = "import torch\n" + "".join(f"v{i} = torch.randn(1000) + {i}\n" for i in range(400))
-    assert "MiB" in _fails(pool, code, TooLarge).message
+    # 1,500 variables of 50 numbers each: about 1.5 MB of JSON, past this pool's 256 KiB
+    code = "import torch\nfor i in range(1500):\n    globals()[f'v{i}'] = torch.randn(50)\n"
+    assert "262,144 bytes" in _fails(pool, code, TooLarge).message
     _whole_again(pool)
 
 

@@ -226,7 +226,7 @@ class Pool:
         """The child's data frames; its error raised; the reason it died, if it did first."""
         child = running.child
         reader = FrameReader(self.config.reply_bytes, TooLarge(
-            f"the reply is larger than {self.config.reply_bytes >> 20} MiB",
+            f"the reply is larger than {self.config.reply_bytes:,} bytes",
             hint_key="hint.reply_too_large"))
         while True:
             async with asyncio.timeout_at(running.deadline):
