@@ -1,7 +1,7 @@
 // The descent lab: optimizers racing down a loss surface. This module wires things up:
 // read state (the URL) → fetch the grid and the race → render; the drawing is in descent/render.js.
 
-import { ApiError, postJSON } from "./api.js";
+import { ApiError, markStale, postJSON, renderFailure } from "./api.js";
 import { readState, writeState } from "./urlstate.js";
 import { COLORS, RULES, fmt, moveCursor, renderCharts, renderSurface, stepValues } from "./descent/render.js";
 
@@ -35,7 +35,7 @@ const FIELDS = [
 const state = {
   preset: "", surface: "rosenbrock", param: "", expr: "", start: "", steps: 200, noise: 0,
   sweep: false, runs: "", view: "2d", basins: false, speed: 1, k: 0,
-  grid: null, gridKey: "", race: null, basinsMap: null, timer: null, busy: false,
+  grid: null, gridKey: "", race: null, basinsMap: null, timer: null, busy: false, clicks: false,
 };
 
 function t(key, params = {}) {
@@ -198,22 +198,25 @@ async function race({ keepFrame = false } = {}) {
   $("race").textContent = t("descent.racing");
   showError(null);
   try {
+    // Nothing is kept until every answer is in: a failure leaves the last race whole.
     const surface = surfaceBody();
     const key = JSON.stringify(surface);
-    if (key !== state.gridKey) {
-      state.grid = await postJSON("/api/surface", { ...surface, ...ranges(), resolution: 100 });
-      state.gridKey = key;
-      state.basinsMap = null;
-    }
-    state.race = await postJSON("/api/descent", { ...surface, start: startPoint(), steps: state.steps,
+    const fresh = key !== state.gridKey;
+    const grid = fresh ? await postJSON("/api/surface", { ...surface, ...ranges(), resolution: 100 }) : state.grid;
+    const result = await postJSON("/api/descent", { ...surface, start: startPoint(), steps: state.steps,
       runs: runsList(), noise: state.noise, sweep: state.sweep });
-    if (state.basins && !state.basinsMap) await loadBasins();
+    let basinsMap = fresh ? null : state.basinsMap;
+    if (state.basins && !basinsMap) basinsMap = await fetchBasins();
+    Object.assign(state, { grid, gridKey: key, race: result, basinsMap });
     if (!keepFrame) state.k = 0;
     state.k = Math.min(state.k, lastFrame());
     await render();
+    markStale($("result"), null);
     document.body.dataset.races = String(Number(document.body.dataset.races ?? 0) + 1);
   } catch (err) {
-    showError(err);
+    showError(err, () => race({ keepFrame }));
+    // What is drawn is the last race that arrived, not the one the form now asks for.
+    markStale($("result"), state.race ? t("net.stale") : null);
   } finally {
     state.busy = false;
     $("race").disabled = false;
@@ -223,10 +226,21 @@ async function race({ keepFrame = false } = {}) {
   }
 }
 
-async function loadBasins() {
+function fetchBasins() {
   const run = runsList()[0];
-  state.basinsMap = await postJSON("/api/basins", { ...surfaceBody(), ...ranges(), resolution: 40,
+  return postJSON("/api/basins", { ...surfaceBody(), ...ranges(), resolution: 40,
     steps: Math.min(state.steps, 300), run: { optimizer: run.optimizer, lr: run.lr } });
+}
+
+async function showBasins() {
+  showError(null);
+  try {
+    if (state.basins && !state.basinsMap) state.basinsMap = await fetchBasins();
+    if (state.race) await render();
+  } catch (err) {
+    showError(err, showBasins);
+  }
+  save();
 }
 
 const lastFrame = () => Math.max(0, ...(state.race?.runs ?? []).map((run) => run.points.length - 1));
@@ -237,6 +251,8 @@ async function render() {
   const runs = state.race.runs;
   await renderSurface($("plot"), state.grid, runs, { view: state.view, frame: state.k,
     basins: state.basins ? state.basinsMap : null, strings: { loss: t("descent.col.loss") } });
+  // Plotly gives the element its .on once it has drawn there: the first race may have failed.
+  if (!state.clicks) state.clicks = Boolean($("plot").on?.("plotly_click", onPlotClick));
   await renderCharts(charts(), runs, state.k, chartStrings());
   renderLegend(runs);
   renderRules(runs);
@@ -318,8 +334,9 @@ function showFrame() {
   document.body.dataset.frame = String(state.k);
 }
 
-function showError(err) {
+function showError(err, retry) {
   const box = $("error");
+  if (err?.retry) return renderFailure(box, err, t, retry);
   box.hidden = !err;
   box.replaceChildren();
   if (!err) return;
@@ -413,16 +430,10 @@ $("speed").addEventListener("change", () => { state.speed = Number($("speed").va
 for (const radio of document.querySelectorAll('input[name="view"]')) {
   radio.addEventListener("change", async () => { state.view = radio.value; if (state.race) await render(); save(); });
 }
-$("basins").addEventListener("click", async () => {
+$("basins").addEventListener("click", () => {
   state.basins = !state.basins;
   $("basins").setAttribute("aria-pressed", String(state.basins));
-  try {
-    if (state.basins && !state.basinsMap) await loadBasins();
-    if (state.race) await render();
-  } catch (err) {
-    showError(err);
-  }
-  save();
+  showBasins();
 });
 $("copy-link").addEventListener("click", async () => {
   const url = await writeState(FIELDS, state);
@@ -446,7 +457,6 @@ async function init() {
   else if (state.preset && !state.runs) applyPreset(state.preset);
   showForm();
   await race({ keepFrame: true });
-  $("plot").on?.("plotly_click", onPlotClick);
 }
 
 window.addEventListener("load", init);

@@ -2,7 +2,7 @@
 // This module wires things up: read state → fetch → render. The drawing and the stepper's
 // arithmetic live in static/graph/, as plain functions over the API's JSON.
 
-import { ApiError, postJSON } from "./api.js";
+import { ApiError, markStale, postJSON, renderFailure } from "./api.js";
 import { readState, writeState } from "./urlstate.js";
 import { buildView, layoutView } from "./graph/layout.js";
 import { initialRange, labelMode, renderGraph } from "./graph/draw.js";
@@ -53,7 +53,6 @@ editor.on("change", () => {
 // A shared link restores its step; a run the learner starts begins at the first one.
 async function run({ restore = false } = {}) {
   pause();
-  if (!restore) state.call = state.step = 0;
   // Only the latest run may draw: a learner flicking through examples must not see an
   // earlier, slower answer land on top of the program now in the editor.
   const seq = ++state.runs;
@@ -70,12 +69,26 @@ async function run({ restore = false } = {}) {
   }
   if (seq !== state.runs) return;
   $("run").disabled = false;
+  if (error?.retry) return unanswered(error, () => run({ restore }));
+  if (!restore) state.call = state.step = 0;
   show(graph, error);
   // A counter the browser tests wait on: one more each time a run has been drawn.
   document.body.dataset.runs = String(Number(document.body.dataset.runs ?? 0) + 1);
 }
 
+// No answer, so the program in the editor has not run: say why, offer Retry, and keep the last
+// graph (its stepper still works) marked as not the editor's.
+function unanswered(error, retry) {
+  $("status").textContent = t(`net.${error.type}.title`);
+  renderFailure($("error"), error, t, retry);
+  markStale($("result"), state.graph ? t("net.stale") : null);
+  for (const id of ["output", "gradchecks"]) $(id).classList.toggle("faded", Boolean(state.graph));
+  if (!state.graph) layout();  // an empty figure, with the stepper off, on a page that opened offline
+}
+
 function show(graph, error) {
+  markStale($("result"), null);
+  for (const id of ["output", "gradchecks"]) $(id).classList.remove("faded");
   state.graph = graph;
   state.error = error;
   state.expanded = new Set();

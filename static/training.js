@@ -1,8 +1,8 @@
 // The training lab: five lessons, each a form → POST /api/training/<lesson> → Plotly charts.
-// The training loop streams: one server-sent event per chunk of steps, read from fetch().
+// The training loop streams: one server-sent event per chunk of steps (api.js postEvents).
 // This module wires things up: read state → fetch → render. All state is in the URL hash.
 
-import { ApiError, postJSON } from "./api.js";
+import { ApiError, markStale, postEvents, postJSON, renderFailure } from "./api.js";
 import { readState, writeState } from "./urlstate.js";
 
 const page = JSON.parse(document.getElementById("page-data").textContent);
@@ -109,14 +109,21 @@ async function run(lesson) {
   readForm(lesson);
   await writeState(FIELDS, state.values);
   const panel = $("panel-" + lesson);
+  const results = panel.querySelector(".results");
   showError(panel, null);
   panel.classList.add("busy");
   try {
-    if (lesson === "train") await train(requestOf("train"));
-    else RENDER[lesson](panel, await postJSON(`/api/training/${lesson}`, requestOf(lesson)));
+    if (lesson === "train") {
+      await train(requestOf("train"), results);
+    } else {
+      RENDER[lesson](panel, await postJSON(`/api/training/${lesson}`, requestOf(lesson)));
+      drawn(results);
+    }
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    showError(panel, err);
+    showError(panel, err, () => { if (!state.running) run(lesson); });
+    // What is drawn is an earlier run's (a training run that broke off says so in train()).
+    if (lesson !== "train" && results.dataset.drawn) markStale(results, t("net.stale"));
   } finally {
     panel.classList.remove("busy");
     // A counter the browser tests wait on: one more each time a lesson has been drawn.
@@ -124,8 +131,15 @@ async function run(lesson) {
   }
 }
 
-function showError(panel, err) {
+// The figures now answer the latest request.
+function drawn(results) {
+  markStale(results, null);
+  results.dataset.drawn = "1";
+}
+
+function showError(panel, err, retry) {
   const box = panel.querySelector(".error");
+  if (err?.retry) return renderFailure(box, err, t, retry);
   box.hidden = !err;
   box.replaceChildren();
   if (!err) return;
@@ -140,55 +154,43 @@ function showError(panel, err) {
   }
 }
 
-// The loop's events: POSTed with fetch (EventSource can only GET), read as text/event-stream.
-async function* events(url, body, signal) {
-  const response = await fetch(url, {
-    method: "POST", signal, body: JSON.stringify(body),
-    headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
-  });
-  if (!response.ok) {
-    const data = await response.json().catch(() => null);
-    throw new ApiError(data?.error ?? { type: "http_error", message: `${response.status}` }, response.status);
-  }
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += value;
-    let cut;
-    while ((cut = buffer.indexOf("\n\n")) >= 0) {
-      const fields = {};
-      for (const line of buffer.slice(0, cut).split("\n")) {
-        const colon = line.indexOf(": ");
-        fields[line.slice(0, colon)] = line.slice(colon + 2);
-      }
-      buffer = buffer.slice(cut + 2);
-      const data = JSON.parse(fields.data);
-      if (fields.event === "error") throw new ApiError(data.error, response.status);
-      yield data;
-    }
-  }
-}
-
-async function train(body) {
+// The loop streams one event per chunk of steps; each is drawn as it arrives.
+async function train(body, results) {
   const controller = new AbortController();
   state.running = controller;
   $("stop").disabled = false;
   const run = { loss: [], grad_norm: [], clipped_norm: [], lr: [], data: null };
+  let last = null;
   setProgress(0, body.steps, "training.progress.start");
   try {
-    for await (const chunk of events("/api/training/run", body, controller.signal)) {
+    for await (const chunk of postEvents("/api/training/run", body, { signal: controller.signal })) {
       for (const key of ["loss", "grad_norm", "clipped_norm", "lr"]) run[key].push(...chunk[key]);
       run.data = chunk.data ?? run.data;
+      last = chunk;
       const done = chunk.start + chunk.loss.length;
       renderTraining(run, chunk);
+      drawn(results);
       const key = chunk.diverged ? "training.progress.diverged" : "training.progress.step";
       setProgress(done, chunk.total, key, { accuracy: (100 * chunk.accuracy).toFixed(1) });
     }
+    // A stream that ends early without saying why was cut off, not finished.
+    if (!last?.diverged && run.loss.length < (last?.total ?? body.steps)) {
+      throw new ApiError({ type: "interrupted", message: `the stream ended after ${run.loss.length} steps` }, 0);
+    }
   } catch (err) {
-    if (err.name !== "AbortError") throw err;
-    $("progress-text").textContent = t("training.progress.stopped", { step: run.loss.length });
+    if (err.name === "AbortError") {
+      $("progress-text").textContent = t("training.progress.stopped", { step: run.loss.length });
+      return;
+    }
+    const total = last?.total ?? body.steps;
+    if (last) {
+      $("progress-text").textContent = t("training.progress.broke_off", { step: run.loss.length, total });
+      markStale(results, t("training.partial", { step: run.loss.length, total }));
+    } else {
+      $("progress-text").textContent = t("training.progress.not_started");
+      if (results.dataset.drawn) markStale(results, t("net.stale"));
+    }
+    throw err;
   } finally {
     state.running = null;
     $("stop").disabled = true;

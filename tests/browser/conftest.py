@@ -8,20 +8,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import tempfile
-import time
-import urllib.error
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.browser.servers import ROOT, ServerProcess, local_only
+
 ARTIFACTS = ROOT / "artifacts"
 CHROMIUM_FLAGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
@@ -29,49 +23,14 @@ CHROMIUM_FLAGS = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_for_server(url: str, process: subprocess.Popen[bytes], stderr: IO[bytes],
-                    timeout: float = 90.0) -> None:
-    """Poll url until it answers 200; fail with the server's stderr if it dies or never does."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            break
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except (urllib.error.URLError, OSError):
-            pass
-        time.sleep(0.25)
-    stderr.seek(0)
-    log = stderr.read().decode(errors="replace")[-4000:]
-    state = f"exited with {process.returncode}" if process.poll() is not None else "never answered"
-    pytest.fail(f"the server at {url} {state}; its stderr:\n{log}")
-
-
 @pytest.fixture(scope="session")
 def server() -> Iterator[str]:
-    port = _free_port()
-    env = {**os.environ, "APP_HOST": "127.0.0.1", "APP_PORT": str(port), "APP_SANDBOX_WORKERS": "2"}
-    with tempfile.TemporaryFile() as stderr:
-        process = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env,
-                                   stdout=subprocess.DEVNULL, stderr=stderr)
-        try:
-            wait_for_server(f"http://127.0.0.1:{port}/healthz", process, stderr)
-            yield f"http://127.0.0.1:{port}"
-        finally:
-            process.terminate()
-            try:
-                process.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+    process = ServerProcess()
+    process.start()
+    try:
+        yield process.url
+    finally:
+        process.stop()
 
 
 def _chromium() -> str | None:
@@ -138,14 +97,7 @@ def open_page(browser: Any, server: str) -> Iterator[Any]:
         context = browser.new_context(viewport={"width": width, "height": height}, locale=locale)
         contexts.append(context)
 
-        def _route(route: Any) -> None:
-            host = route.request.url.split("/")[2] if "://" in route.request.url else ""
-            if host.split(":")[0] in ("127.0.0.1", "localhost"):
-                route.continue_()
-            else:
-                route.abort()
-
-        context.route("**/*", _route)
+        context.route("**/*", local_only)
         page = context.new_page()
         problems = PageProblems(server)
         problems.watch(page)

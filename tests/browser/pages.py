@@ -1,5 +1,5 @@
-"""What the browser tests share: the Chinese strings, waiting for a page's runs, and the
-keyboard user's Tab with the focus ring it lands on."""
+"""What the browser tests share: the page strings in both languages, waiting for a page's runs,
+and the keyboard user's Tab with the focus ring it lands on."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ from typing import Any
 
 import pytest
 
-ZH = json.loads((Path(__file__).parents[2] / "static/i18n/zh-CN.json").read_text(encoding="utf-8"))
+I18N = Path(__file__).parents[2] / "static/i18n"
+ZH = json.loads((I18N / "zh-CN.json").read_text(encoding="utf-8"))
+EN = json.loads((I18N / "en.json").read_text(encoding="utf-8"))
 
 
 def count(page: Any, name: str = "runs") -> int:
