@@ -11,7 +11,10 @@ verdict (gradchecks.py). The program runs as CPython runs it; the recorder only 
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
 from typing import Any
@@ -120,6 +123,7 @@ class GraphRecorder:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self.muted = False  # while True (gradcheck's perturbed runs), nothing is recorded
+        self.saved_tensors_hooked = False  # the program set hooks on saved tensors
         self.recording = True  # until there is enough to draw
         self.produced: dict[int, Produced] = {}  # id(tensor): what made it, in order
         self.calls: list[BackwardCall] = []
@@ -132,6 +136,7 @@ class GraphRecorder:
         self._patched: list[tuple[Any, str, Any]] = []  # (owner, name, torch's own)
         self._mode = _Made(self)
         self._watching = False  # the mode and the hooks are on
+        self._next_id = 1 << 48  # the recorder's hooks' handle ids, far from the program's
         self._inside = False  # in a backward or grad call already
         self._bytes = 0
         self._numel = 1_000
@@ -140,13 +145,15 @@ class GraphRecorder:
         hooks = torch.nn.modules.module
         # always_call: a forward that raises (and that the program catches) leaves its module
         # too, or every later op would be drawn inside it
-        self._handles = [
-            hooks.register_module_forward_pre_hook(self._enter_module),
-            hooks.register_module_forward_hook(self._leave_module, always_call=True),
-            register_optimizer_step_post_hook(self._stepped)]
+        with self._numbered_apart():
+            self._handles = [
+                hooks.register_module_forward_pre_hook(self._enter_module),
+                hooks.register_module_forward_hook(self._leave_module, always_call=True),
+                register_optimizer_step_post_hook(self._stepped)]
         autograd = torch.autograd
         checks = sys.modules["torch.autograd.gradcheck"]
         for owner, name, wrap in (
+                (autograd.graph.saved_tensors_hooks, "__init__", self._hooks_saved_tensors),
                 (autograd, "backward", self._backward), (autograd, "grad", self._backward),
                 (autograd, "gradcheck", self._gradcheck), (checks, "gradcheck", self._gradcheck),
                 (autograd, "gradgradcheck", self._gradcheck),
@@ -156,6 +163,17 @@ class GraphRecorder:
         self._mode.__enter__()
         self._watching = True
         return self
+
+    @contextmanager
+    def _numbered_apart(self) -> Iterator[None]:
+        """The recorder's hooks, numbered apart: torch numbers every hook's handle from one
+        counter, and a program that prints its handles' ids must see what plain Python shows."""
+        counter = torch.utils.hooks.RemovableHandle
+        theirs, counter.next_id = counter.next_id, self._next_id
+        try:
+            yield
+        finally:
+            self._next_id, counter.next_id = counter.next_id, theirs
 
     def __exit__(self, *exc: object) -> None:
         self._stop_recording()
@@ -239,16 +257,25 @@ class GraphRecorder:
             return fn(*args, **kwargs)
         with torch._C.DisableTorchFunction():  # the recorder's reads, not the program's
             call = _describe(kind, args, kwargs, len(self.calls), program_line() or 0)
-            fns = walk([t.grad_fn for t in call.roots], self.limits.graph_nodes)
-            for node in fns:
-                self.saved.setdefault(id(node), (node, saved_tensors(node)))
+            try:
+                fns = walk([t.grad_fn for t in call.roots], self.limits.graph_nodes)
+                # Reading a saved tensor runs the program's unpack hook, if it set one
+                # (saved_tensors_hooks): its output would change. Then the values wait for
+                # the trace, after the program, where backward has not freed them.
+                if not self.saved_tensors_hooked:
+                    for node in fns:
+                        self.saved.setdefault(id(node), (node, saved_tensors(node)))
+            except Exception:  # noqa: BLE001 - a graph it cannot walk: the call runs untraced
+                self.untraced_calls += 1
+                return fn(*args, **kwargs)
         self._numel = numel_budget(2 * len(fns))  # each node sends what arrived and what left
         handles = []
         try:
-            for node in fns:
-                handles.append(node.register_prehook(self._prehook(call, node)))
-                if type(node).__name__ != "AccumulateGrad":  # it sends nothing further back
-                    handles.append(node.register_hook(self._hook(call, node)))
+            with self._numbered_apart():
+                for node in fns:
+                    handles.append(node.register_prehook(self._prehook(call, node)))
+                    if type(node).__name__ != "AccumulateGrad":  # sends nothing further back
+                        handles.append(node.register_hook(self._hook(call, node)))
             result = fn(*args, **kwargs)
         except Exception as exc:
             call.error = f"{type(exc).__name__}: {exc}"
@@ -256,7 +283,7 @@ class GraphRecorder:
         finally:
             for handle in handles:
                 handle.remove()
-            with torch._C.DisableTorchFunction():
+            with torch._C.DisableTorchFunction(), contextlib.suppress(Exception):
                 for node in fns:
                     if type(node).__name__ == "AccumulateGrad":
                         call.leaf_grads[id(node)] = (node, to_plain(node.variable.grad,
@@ -270,11 +297,15 @@ class GraphRecorder:
                 self.made("grad", (), call.results, call.line)
         return result
 
+    # The hooks run inside the program's backward: whatever they cannot read (a tensor
+    # subclass's gradient) they leave out, and the program's backward runs on regardless.
+
     def _prehook(self, call: BackwardCall, node: Any) -> Any:
         def prehook(grad_outputs: tuple[Any, ...]) -> None:
-            if len(call.steps) < self.limits.graph_nodes:
-                with torch._C.DisableTorchFunction():
-                    plain, nonfinite = _read(grad_outputs, self._numel)
+            if len(call.steps) >= self.limits.graph_nodes:
+                return
+            with torch._C.DisableTorchFunction(), contextlib.suppress(Exception):
+                plain, nonfinite = _read(grad_outputs, self._numel)
                 call.steps.append(Step(node, plain, nonfinite=nonfinite))
         return prehook
 
@@ -283,14 +314,20 @@ class GraphRecorder:
             step = next((s for s in reversed(call.steps) if s.fn is node), None)
             if step is None:
                 return
-            with torch._C.DisableTorchFunction():
+            with torch._C.DisableTorchFunction(), contextlib.suppress(Exception):
                 plain, nonfinite = _read(grad_inputs, self._numel)
                 out = grad_outputs[0] if grad_outputs else None
                 out_plain = step.grad_outputs[0] if step.grad_outputs else None
                 step.grad_inputs = [(p, _local(g, out, out_plain, self._numel))
                                     for g, p in zip(grad_inputs, plain, strict=True)]
-            step.nonfinite = step.nonfinite or nonfinite
+                step.nonfinite = step.nonfinite or nonfinite
         return hook
+
+    def _hooks_saved_tensors(self, init: Any, name: str) -> Any:
+        def hooked(*args: Any, **kwargs: Any) -> None:
+            self.saved_tensors_hooked = True
+            init(*args, **kwargs)
+        return _like(init, hooked)
 
     # --- gradcheck ----------------------------------------------------------------------------
 

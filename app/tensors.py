@@ -92,9 +92,13 @@ def to_plain(t: torch.Tensor | None, max_numel: int = 1_000) -> Plain:
 
 def plain_and_finite(t: torch.Tensor | None, max_numel: int = 1_000) -> tuple[Plain, bool | None]:
     """to_plain(t), and whether t has no NaN or infinity when that came out of reading it
-    (None when it did not: a summary, or no tensor)."""
+    (None when it did not: a summary, or no tensor). A tensor whose values cannot be read as
+    numbers (a subclass such as MaskedTensor) has none to show."""
     with torch._C.DisableTorchFunction():
-        return _to_plain(t, max_numel)
+        try:
+            return _to_plain(t, max_numel)
+        except (RuntimeError, TypeError, ValueError):
+            return None, None
 
 
 def _to_plain(t: torch.Tensor | None, max_numel: int) -> tuple[Plain, bool | None]:
@@ -214,8 +218,7 @@ class TensorReads:
         key = (t.data_ptr(), t.storage_offset(), t.shape, t.stride(), t.dtype, t.device, numel)
         read = self._by_memory.get(key)
         if read is None:
-            with torch._C.DisableTorchFunction():  # as plain_and_finite does
-                read = self._by_memory[key] = _to_plain(t, numel)
+            read = self._by_memory[key] = plain_and_finite(t, numel)
         plain, finite = read
         if finite is not None:
             self._finite.setdefault(id(t), finite)

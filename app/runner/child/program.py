@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import builtins
 import io
+import linecache
 import random
 import sys
 from collections.abc import Iterator
@@ -58,6 +59,9 @@ def run_program(code: str, *, program_bytes: int, stdout_bytes: int) -> Executio
                            hint_key="hint.syntax_error") from None
     except ValueError as error:  # a NUL byte in the source
         raise ProgramError(f"SyntaxError: {error}", hint_key="hint.syntax_error") from None
+    # Its text where inspect.getsource (torch.jit.script) and tracebacks look for it, as
+    # they find a program.py on disk.
+    linecache.cache[FILENAME] = (size, None, code.splitlines(keepends=True), FILENAME)
     namespace: dict[str, object] = {"__name__": "__main__", "__builtins__": builtins}
     out = _Output(stdout_bytes)
     failure: AppError | None = None

@@ -30,6 +30,7 @@ _ENDINGS_KEPT = 4096  # how each recent child ended, for the pool to ask after a
 _ENVIRONMENT = ("LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES",
                 "PYTORCH_CUDA_ALLOC_CONF", "PATH")
 _ROOT = Path(__file__).resolve().parents[3]  # the folder that holds the app package
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 @dataclass(eq=False, slots=True)
@@ -84,6 +85,9 @@ class Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         environment = {key: os.environ[key] for key in _ENVIRONMENT if key in os.environ}
         environment["PYTHONPATH"] = str(_ROOT)
+        # One thread for numpy's BLAS and OpenMP too, as torch.set_num_threads(1) gives torch:
+        # read once, when numpy loads its library.
+        environment.update(ONE_THREAD)
         config = self._config_of(theirs.fileno())
         self._process = subprocess.Popen(
             [sys.executable, "-m", self._entry, config.to_json()], pass_fds=[theirs.fileno()],

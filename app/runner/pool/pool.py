@@ -20,7 +20,9 @@ import asyncio
 import contextlib
 import logging
 import os
+import shutil
 import signal
+import tempfile
 import threading
 import time
 from collections import deque
@@ -120,6 +122,8 @@ class Pool:
         self._long = 0  # jobs moved aside
         self._place_waiters: deque[_Waiter[None]] = deque()
         self._closed = False
+        # Every child's working directory: empty, and unreadable to the children's user.
+        self._workdir = tempfile.mkdtemp(prefix="gradient-lab-children-")
         self._zygote = self._new_zygote()
         self.walls: dict[str, object] = {}
         self.forked = 0  # children the zygote has forked
@@ -151,6 +155,7 @@ class Pool:
         for waiter in waiters:
             waiter.fail(Busy("the server is shutting down; try again", hint_key="hint.busy"))
         self._zygote.close()
+        shutil.rmtree(self._workdir, ignore_errors=True)
 
     def health(self) -> dict[str, object]:
         with self._lock:
@@ -410,7 +415,8 @@ class Pool:
         config = self.config
 
         def config_of(socket_fd: int) -> ZygoteConfig:
-            return ZygoteConfig(socket_fd=socket_fd, walls=config.walls, user=config.user,
+            return ZygoteConfig(socket_fd=socket_fd, walls=config.walls, workdir=self._workdir,
+                                user=config.user,
                                 memory_mb=config.memory_mb, cpu_seconds=config.max_cpu_seconds,
                                 cuda=config.device == "cuda")
 

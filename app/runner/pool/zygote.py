@@ -23,7 +23,6 @@ import signal
 import socket
 import sys
 import sysconfig
-import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass
 from math import ceil
@@ -32,12 +31,14 @@ import app
 from app.runner.child import landlock, seccomp
 from app.runner.child.lockin import Confinement, Walls
 from app.runner.child.serve import Job, serve
+from app.runner.pool import mounts
 
 # What learners' programs import, loaded before any fork: a child then finds each in memory,
 # and need not read it from a disk that its user may not be allowed to read.
 PRELOAD = (
     "abc", "argparse", "array", "bisect", "cmath", "collections", "contextlib", "copy", "csv",
     "dataclasses", "datetime", "decimal", "enum", "fractions", "functools", "heapq",
+    "importlib.metadata", "importlib.readers", "importlib.resources",
     "itertools", "json", "math", "numbers", "operator", "pprint", "random", "re",
     "statistics", "string", "textwrap", "time", "timeit", "traceback", "types", "typing",
     "unittest", "warnings", "weakref",
@@ -56,6 +57,7 @@ class ZygoteConfig:
 
     socket_fd: int
     walls: Walls
+    workdir: str  # the children's working directory: empty, the pool's to remove
     user: str  # who the children run as, when the zygote runs as root
     memory_mb: int  # per child: its address space beyond the zygote's (CPU), or GPU memory
     cpu_seconds: float  # the longest CPU time any job may take: the kernel's hard stop
@@ -123,25 +125,32 @@ def _fold_into_huge_pages() -> None:
 def _confinement(config: ZygoteConfig) -> tuple[Confinement, dict[str, object]]:
     """The children's walls, and what the pool reports of them (/healthz, the start-up log)."""
     abi = landlock.abi_version()
+    user = pwd.getpwnam(config.user)
+    root = os.geteuid() == 0
+    readable = _readable()
+    covered: list[str] = []
+    if root and config.walls.user:
+        try:
+            covered = mounts.open_the_way(readable, user.pw_uid, user.pw_gid)
+        except OSError as error:  # no CAP_SYS_ADMIN: the children import what is preloaded
+            covered = [f"could not: {error.strerror}"]
     devices = sorted(glob.glob("/dev/nvidia*")) if config.cuda else []
-    ruleset = landlock.make_ruleset(_readable(), abi, devices) \
+    ruleset = landlock.make_ruleset(readable, abi, devices) \
         if abi and config.walls.landlock else None
     program = seccomp.compile_filter(cuda=config.cuda, log=config.walls.log_syscalls) \
         if config.walls.seccomp and _has_seccomp() else None
-    user = pwd.getpwnam(config.user)
-    root = os.geteuid() == 0
-    workdir = tempfile.mkdtemp(prefix="gradient-lab-child-")  # empty; its user cannot read it
     address_space = None
     if not config.cuda:
         address_space = _virtual_bytes() + (config.memory_mb << 20)
     confinement = Confinement(
-        walls=config.walls, ruleset=ruleset, uid=user.pw_uid, gid=user.pw_gid, workdir=workdir,
-        address_space=address_space, cpu_seconds=ceil(config.cpu_seconds) + 1,
-        seccomp=program, gpu_memory=(config.memory_mb << 20) if config.cuda else None)
+        walls=config.walls, ruleset=ruleset, uid=user.pw_uid, gid=user.pw_gid,
+        workdir=config.workdir, address_space=address_space,
+        cpu_seconds=ceil(config.cpu_seconds) + 1, seccomp=program,
+        gpu_memory=(config.memory_mb << 20) if config.cuda else None)
     walls_up = {"landlock": abi if ruleset is not None else 0, "seccomp": program is not None,
                 "user": config.user if root and config.walls.user else
                 pwd.getpwuid(os.geteuid()).pw_name,
-                "rlimits": config.walls.rlimits}
+                "rlimits": config.walls.rlimits, "covered": covered}
     return confinement, walls_up
 
 

@@ -1,0 +1,82 @@
+"""When the children's user cannot reach Python: a view of the file system where it can.
+
+A server started as root runs its children as `nobody`. If Python or the app lives under a
+folder that user may not enter (/root, with pyenv; a home folder of mode 750), a child could
+import nothing that the zygote had not imported already, and read no source. Then the zygote
+moves into a mount namespace of its own, which its children inherit: each closed folder on
+the way to an import root is covered by an empty one that anyone may enter, and the way
+through is bound back, so every path stays what it was. The covered folders' other contents
+disappear from the view (what was in /root is gone for the children, as it should be).
+Needs CAP_SYS_ADMIN, which the root it is meant for has; elsewhere it is not needed.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import stat
+import tempfile
+from collections.abc import Callable, Iterable
+from pathlib import PurePosixPath
+
+_CLONE_NEWNS = 0x00020000
+_MS_BIND, _MS_REC, _MS_PRIVATE, _MS_MOVE = 4096, 16384, 1 << 18, 8192
+_libc = ctypes.CDLL(None, use_errno=True)
+
+
+def open_the_way(roots: Iterable[str], uid: int, gid: int) -> list[str]:
+    """Make every root reachable by uid/gid in this process's view; the folders covered."""
+    closed = sorted({folder for root in roots for folder in _closed_on_the_way(root, uid, gid)},
+                    key=lambda folder: folder.count("/"))
+    closed = [folder for folder in closed  # the highest closed folder covers those below it
+              if not any(folder != other and folder.startswith(other.rstrip("/") + "/")
+                         for other in closed)]
+    if not closed:
+        return []
+    _call(_libc.unshare, _CLONE_NEWNS)
+    _call(_libc.mount, b"none", b"/", None, _MS_REC | _MS_PRIVATE, None)
+    for folder in closed:
+        keep = sorted({_child_toward(folder, root) for root in roots
+                       if root.startswith(folder.rstrip("/") + "/")})
+        _cover(folder, keep)
+    return closed
+
+
+def _closed_on_the_way(root: str, uid: int, gid: int) -> list[str]:
+    path = PurePosixPath(root)
+    return [str(folder) for folder in reversed(path.parents) if not _enterable(folder, uid, gid)]
+
+
+def _enterable(folder: PurePosixPath, uid: int, gid: int) -> bool:
+    info = os.stat(folder)
+    if info.st_uid == uid:
+        return bool(info.st_mode & stat.S_IXUSR)
+    if info.st_gid == gid:
+        return bool(info.st_mode & stat.S_IXGRP)
+    return bool(info.st_mode & stat.S_IXOTH)
+
+
+def _child_toward(folder: str, root: str) -> str:
+    return PurePosixPath(root).relative_to(folder).parts[0]
+
+
+def _cover(folder: str, keep: list[str]) -> None:
+    """An empty folder that anyone may enter over `folder`, with `keep` bound back into it."""
+    staging = tempfile.mkdtemp(prefix="gradient-lab-view-")
+    for name in keep:
+        os.mkdir(os.path.join(staging, name))
+        _call(_libc.mount, os.path.join(folder, name).encode(),
+              os.path.join(staging, name).encode(), None, _MS_BIND | _MS_REC, None)
+    _call(_libc.mount, b"tmpfs", folder.encode(), b"tmpfs", 0, b"mode=0755,size=64k")
+    for name in keep:
+        os.mkdir(os.path.join(folder, name))
+        _call(_libc.mount, os.path.join(staging, name).encode(),
+              os.path.join(folder, name).encode(), None, _MS_MOVE, None)
+        os.rmdir(os.path.join(staging, name))
+    os.rmdir(staging)
+
+
+def _call(function: Callable[..., int], *args: object) -> None:
+    if function(*args) != 0:
+        error = ctypes.get_errno()
+        raise OSError(error, f"{function.__name__}: {os.strerror(error)}")
