@@ -1,8 +1,10 @@
 """The oracle: run programs as `python program.py` would, from the lab's seed, on one thread.
 
-Each program runs in a fresh process (forked from one that imported torch, numpy and the
-standard modules the lab preloads, as `python program.py` would import them), in an empty
-working directory, with nothing on stdin. No walls and no lab code: plain Python.
+Each program runs in a fresh process (forked from one that had imported the modules the lab
+preloads, so neither side pays torch's lazy imports: torch._dynamo alone takes a second at a
+program's first optimizer), in an empty working directory, with nothing on stdin,
+its text where inspect.getsource finds a script's, and one thread for torch and numpy's BLAS
+(the lab's thread count). No walls and no lab code: plain Python.
 
     python tests/corpus/plain.py tests/corpus/programs/some_program.py   # prints its output
     python tests/corpus/plain.py --json FILES...   # {file: {stdout, error, seconds}}, for tests
@@ -12,14 +14,18 @@ from __future__ import annotations
 
 import io
 import json
+import linecache
 import os
 import random
 import sys
 import tempfile
 import time
 
-import numpy as np
-import torch
+# Read by numpy's BLAS when it loads: one thread, as the lab's children have.
+os.environ.update({"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
 
 SEED = 0  # the lab's (app/runner/child/program.py): as torch.manual_seed(0) at the top
 
@@ -42,6 +48,8 @@ def run(source: str, timeout: float = 60.0) -> tuple[str, str | None, float]:
             sys.argv = ["program.py"]
             sys.stdin = io.StringIO()
             sys.stdout = out
+            linecache.cache["<program>"] = (len(source), None, source.splitlines(True),
+                                            "<program>")
             exec(compile(source, "<program>", "exec"), {"__name__": "__main__"})
         except SystemExit as exit_:
             if exit_.code not in (None, 0):
@@ -60,8 +68,21 @@ def run(source: str, timeout: float = 60.0) -> tuple[str, str | None, float]:
     return result["stdout"], result["error"], result["seconds"]
 
 
+def _preload() -> None:
+    """Import what the lab's zygote imports, and take torch's lazy first steps: imports only,
+    which change no program's output."""
+    import importlib
+
+    from app.runner.pool.zygote import PRELOAD
+
+    for name in PRELOAD:
+        importlib.import_module(name)
+    torch.optim.SGD([torch.ones(1, requires_grad=True)], lr=0.1)  # imports torch._dynamo
+
+
 if __name__ == "__main__":
     torch.set_num_threads(1)
+    _preload()
     as_json = sys.argv[1] == "--json"
     results = {}
     for path in sys.argv[2 if as_json else 1:]:

@@ -1,0 +1,40 @@
+# Source: https://github.com/d2l-ai/d2l-zh/blob/master/chapter_deep-learning-computation/custom-layer.md
+# Author: Aston Zhang, Zachary C. Lipton, Mu Li, Alexander J. Smola (d2l-ai/d2l-zh); License: Apache-2.0
+# Edits:
+#   - joined the PyTorch code cells of the page in order
+#   - wrapped each cell's final bare expression in print() (as the notebook displays it)
+import torch
+from torch import nn
+import torch.nn.functional as F
+
+class CenteredLayer(nn.Module):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, X):
+        return X - X.mean()
+
+layer = CenteredLayer()
+print(layer(torch.FloatTensor([1, 2, 3, 4, 5])))
+
+net = nn.Sequential(nn.Linear(8, 128), CenteredLayer())
+
+Y = net(torch.rand(4, 8))
+print(Y.mean())
+
+class MyLinear(nn.Module):
+    def __init__(self, in_units, units):
+        super().__init__()
+        self.weight = nn.Parameter(torch.randn(in_units, units))
+        self.bias = nn.Parameter(torch.randn(units,))
+    def forward(self, X):
+        linear = torch.matmul(X, self.weight.data) + self.bias.data
+        return F.relu(linear)
+
+linear = MyLinear(5, 3)
+print(linear.weight)
+
+print(linear(torch.rand(2, 5)))
+
+net = nn.Sequential(MyLinear(64, 8), MyLinear(8, 1))
+print(net(torch.rand(2, 64)))
