@@ -11,7 +11,7 @@ pins every trajectory to the plain loop.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -20,7 +20,16 @@ import torch
 from torch.optim import Optimizer, lr_scheduler
 from torch.optim.optimizer import _default_to_fused_or_foreach
 
-from app.optimizers import CLIPS, RequestInvalid, Run, make_optimizer, make_scheduler
+from app.optimizers import (
+    FLOAT32_MAX,
+    Run,
+    make_clip,
+    make_optimizer,
+    make_scheduler,
+    named_options,
+    refused,
+    scheduler_options,
+)
 from app.surfaces import DTYPE, SurfaceFn
 from app.tensors import Plain, to_plain
 
@@ -28,9 +37,6 @@ from app.tensors import Plain, to_plain
 STATE_KEYS = ("momentum_buffer", "exp_avg", "exp_avg_sq", "max_exp_avg_sq", "square_avg",
               "grad_avg", "sum")
 _HIDDEN = {"foreach", "maximize", "capturable", "differentiable", "fused", "decoupled_weight_decay"}
-# The largest float32: torch refuses to scale a float32 tensor by a Python number past it
-# ("value cannot be converted to type float without overflow") where float32 would give inf.
-_FLOAT32_MAX = torch.finfo(torch.float32).max
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,16 +93,17 @@ class _Runner:
         self._step: Callable[[], object] = self.optimizer.step
         if self.scheduler is None and not self.optimizer.defaults.get("differentiable"):
             self._step = partial(_torch_step(type(self.optimizer)), self.optimizer)
-        self.clip = _clip(run.clip)
+        self.clip = make_clip(run.clip)
         self._plateau = isinstance(self.scheduler, lr_scheduler.ReduceLROnPlateau)
         # Only a scheduler changes an lr, so without one a check before the first step will do.
         self._lr_may_overflow = self.scheduler is not None or any(
-            group["lr"] > _FLOAT32_MAX for group in self.optimizer.param_groups)
+            group["lr"] > FLOAT32_MAX for group in self.optimizer.param_groups)
         self._lr: list[float] = []  # x's lr at each step, when a scheduler moves it
         self._lr_y: list[float] = []
         self._steps = 0
 
     def step(self, losses: torch.Tensor, r: int) -> None:
+        """One step of the optimizer, then of the scheduler; torch refusing either names them."""
         groups = self.optimizer.param_groups
         if self.scheduler is not None or self._steps < 2:  # else steps 2... repeat step 1's
             self._lr.append(float(groups[0]["lr"]))
@@ -104,13 +111,22 @@ class _Runner:
         self._steps += 1
         if self._lr_may_overflow:
             for group in groups:  # an lr past float32 (given, or grown by a scheduler) diverges
-                if group["lr"] > _FLOAT32_MAX:
+                if group["lr"] > FLOAT32_MAX:
                     group["lr"] = math.inf
-        self._step()
-        if self._plateau:
-            self.scheduler.step(losses[r])  # stepped with the run's loss, as torch asks
-        elif self.scheduler is not None:
-            self.scheduler.step()
+        try:
+            self._step()
+        except Exception as error:  # noqa: BLE001 - torch finding an option wrong mid-run
+            raise refused(f"{self.run.optimizer} at step {self._steps}", named_options(self.run),
+                          error) from None
+        try:
+            if self._plateau:
+                self.scheduler.step(losses[r])  # stepped with the run's loss, as torch asks
+            elif self.scheduler is not None:
+                self.scheduler.step()
+        except Exception as error:  # noqa: BLE001 - StepLR divides by step_size here
+            spec = self.run.scheduler or {}
+            raise refused(f"scheduler {spec.get('kind')} at step {self._steps}",
+                          scheduler_options(spec), error) from None
 
     def lrs(self, steps: int) -> tuple[list[float], list[float]]:
         """x's and y's lr at each of the first `steps` steps."""
@@ -160,19 +176,6 @@ def _settle_foreach(optimizer: Optimizer) -> None:
                 group["params"], bool(group.get("differentiable")), use_fused=False)
             if not foreach:
                 group["foreach"] = False
-
-
-def _clip(spec: Mapping[str, object] | None) -> Callable[[list[torch.Tensor]], object] | None:
-    if spec is None:
-        return None
-    kind = str(spec.get("kind"))
-    if kind not in CLIPS:
-        raise RequestInvalid(f"unknown clip {kind!r}; the clips are {', '.join(CLIPS)}")
-    limit = spec.get("max")
-    if not isinstance(limit, (int, float)) or not limit > 0:
-        raise RequestInvalid(f"clip {kind}: max must be a number above 0, got {limit!r}")
-    clip = CLIPS[kind]
-    return lambda params: clip(params, min(float(limit), _FLOAT32_MAX))  # past it: no clipping
 
 
 def race(fn: SurfaceFn, start: tuple[float, float], steps: int, runs: list[Run], *,

@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 import torch
 
 from app.errors import TooLarge
-from app.optimizers import Run, make_optimizer
+from app.optimizers import FLOAT32_MAX, Run, make_optimizer, named_options, refused
 from app.race import Sweep, final_losses, race
 from app.surfaces import DTYPE, SurfaceFn
 from app.tensors import Plain, to_plain
@@ -68,11 +68,18 @@ def basins(fn: SurfaceFn, run: Run, x_range: tuple[float, float], y_range: tuple
     ys = torch.linspace(*y_range, resolution, dtype=DTYPE)
     gx, gy = torch.meshgrid(xs, ys, indexing="xy")
     P = torch.stack([gx.reshape(-1), gy.reshape(-1)], dim=1).requires_grad_()
-    optimizer = make_optimizer(replace(run, scheduler=None, clip=None, lr_y=None), [P])
-    for _ in range(steps):
+    alone = replace(run, scheduler=None, clip=None, lr_y=None)
+    optimizer = make_optimizer(alone, [P])
+    for group in optimizer.param_groups:
+        if group["lr"] > FLOAT32_MAX:  # as in a race: an lr past float32 diverges
+            group["lr"] = math.inf
+    for k in range(steps):
         optimizer.zero_grad()
         fn(P[:, 0], P[:, 1]).sum().backward()
-        optimizer.step()
+        try:
+            optimizer.step()
+        except Exception as error:  # noqa: BLE001 - torch finding an option wrong mid-run
+            raise refused(f"{run.optimizer} at step {k + 1}", named_options(alone), error) from None
     optimizer.zero_grad()
     fn(P[:, 0], P[:, 1]).sum().backward()
     grad = P.grad if P.grad is not None else torch.zeros_like(P)

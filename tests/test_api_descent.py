@@ -6,6 +6,7 @@ import json
 import math
 import re
 
+import httpx
 import numpy as np
 import pytest
 import torch
@@ -169,6 +170,94 @@ def test_a_surface_that_reaches_for_the_machine_meets_the_wall(client: TestClien
 def test_bad_descent_requests_get_the_error_envelope(client: TestClient, body: dict[str, object],
                                                      status: int, kind: str) -> None:
     assert_error(client.post("/api/descent", json=body), status, kind)
+
+
+def _race(client: TestClient, *runs: dict[str, object], steps: int = 10) -> httpx.Response:
+    return client.post("/api/descent", json={**ROSENBROCK, "steps": steps, "runs": list(runs)})
+
+
+@pytest.mark.parametrize(("run", "field"), [
+    # Each was a 502: torch divided by the option while stepping (ZeroDivisionError).
+    ({"optimizer": "sgd", "scheduler": {"kind": "step", "step_size": 0}}, "step_size"),
+    ({"optimizer": "sgd", "scheduler": {"kind": "cosine", "T_max": 0}}, "T_max"),
+    # IndexError while building Adam, and ValueError while stepping it.
+    ({"optimizer": "adam", "betas": [0.9]}, "betas"),
+    ({"optimizer": "adam", "betas": [0.9, 0.99, 0.5]}, "betas"),
+    # capturable on the CPU: an AssertionError at the first step.
+    ({"optimizer": "adam", "capturable": True}, "capturable"),
+    ({"optimizer": "sgd", "weight_decay": 1e308}, "weight_decay"),
+    ({"optimizer": "adam", "betas": "NaN"}, "betas"),
+    ({"optimizer": "sgd", "scheduler": {"kind": "onecycle", "div_factor": 0}}, "div_factor"),
+])
+def test_an_option_torch_would_fail_on_is_refused_at_the_door_naming_it(
+        client: TestClient, run: dict[str, object], field: str) -> None:
+    error = assert_error(_race(client, run), 422, "request_invalid")
+    assert field in str(error["message"]) and "Invalid request" in str(error["message"]), error
+
+
+@pytest.mark.parametrize("flag", ["foreach", "fused", "capturable", "differentiable"])
+def test_torchs_implementation_flags_are_refused_by_name(client: TestClient, flag: str) -> None:
+    error = assert_error(_race(client, {"optimizer": "adam", flag: False}), 422,
+                         "request_invalid")
+    assert f"takes no {flag}" in str(error["message"]), error
+
+
+def test_an_unknown_option_is_refused_with_the_options_there_are(client: TestClient) -> None:
+    error = assert_error(_race(client, {"optimizer": "adam", "momentum": 0.9}), 422,
+                         "request_invalid")
+    assert "unknown option 'momentum' for optimizer adam" in str(error["message"]), error
+    assert "betas, eps, weight_decay" in str(error["message"]), error
+    error = assert_error(_race(client, {"optimizer": "sgd", "scheduler": {
+        "kind": "step", "last_epoch": 3}}), 422, "request_invalid")
+    assert "'last_epoch' for scheduler step; the options are step_size, gamma" in str(
+        error["message"]), error
+
+
+@pytest.mark.parametrize("run", [
+    {"optimizer": "nesterov", "momentum": 0},
+    {"optimizer": "nesterov", "dampening": 0.1},
+    {"optimizer": "sgd", "nesterov": True},
+])
+def test_nesterov_needs_momentum_and_no_dampening(client: TestClient,
+                                                  run: dict[str, object]) -> None:
+    error = assert_error(_race(client, run), 422, "request_invalid")
+    assert "nesterov needs momentum above 0 and dampening 0" in str(error["message"]), error
+
+
+def test_options_that_clash_with_the_race_are_refused_naming_them(client: TestClient) -> None:
+    short = {"optimizer": "adam", "scheduler": {"kind": "onecycle", "total_steps": 5}}
+    error = assert_error(_race(client, short, steps=10), 422, "request_invalid")
+    assert "runs.0: scheduler onecycle: total_steps must be at least the run's 10 steps" in str(
+        error["message"]), error
+    no_momentum = {"optimizer": "adagrad", "scheduler": {"kind": "onecycle"}}
+    error = assert_error(_race(client, no_momentum), 422, "request_invalid")
+    assert "cycle_momentum" in str(error["message"]), error
+    assert _race(client, {**no_momentum, "scheduler": {"kind": "onecycle",
+                                                       "cycle_momentum": False}}).is_success
+    one_group = {"optimizer": "adam", "scheduler": {"kind": "plateau", "min_lr": [0.0, 0.0]}}
+    error = assert_error(_race(client, one_group), 422, "request_invalid")
+    assert "min_lr has 2 values" in str(error["message"]), error
+    assert _race(client, {**one_group, "lr_y": 0.01}).is_success
+
+
+@pytest.mark.parametrize(("run", "named"), [
+    # torch finds these wrong only as it builds or steps: the last judge, by the options' names.
+    ({"optimizer": "adam", "lr": 3e38}, "adam at step 1 with lr=3e+38"),
+    ({"optimizer": "sgd", "scheduler": {"kind": "onecycle", "pct_start": 0.1}},
+     "scheduler onecycle with max_lr=0.001, total_steps=10, pct_start=0.1: ZeroDivisionError"),
+])
+def test_what_torch_refuses_only_as_it_runs_is_a_422_naming_the_options(
+        client: TestClient, run: dict[str, object], named: str) -> None:
+    error = assert_error(_race(client, run), 422, "request_invalid")
+    assert str(error["message"]).startswith(named), error
+
+
+def test_a_basins_lr_past_float32_diverges_instead_of_failing(client: TestClient) -> None:
+    response = client.post("/api/basins", json={
+        "surface": "himmelblau", "run": {"optimizer": "sgd", "lr": 1e300}, "x_range": [-5, 5],
+        "y_range": [-5, 5], "resolution": 3, "steps": 5})
+    assert response.status_code == 200, response.text
+    assert {v for row in response.json()["basin"] for v in row} == {-1}
 
 
 def test_an_oversize_grid_is_refused(client: TestClient) -> None:

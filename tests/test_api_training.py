@@ -71,12 +71,26 @@ def test_a_refused_run_answers_with_its_status_before_streaming(client: TestClie
     assert_error(client.post("/api/training/run", json={"clip": "value", "max_norm": 1e308}),
                  422, "request_invalid")  # was a 500: clamp cannot hold it in float32
     assert_error(client.post("/api/training/flow", json={"width": 10_000}), 413, "too_large")
+    # Past 64 bits: JSON allows it, and it must reach the same 413, not a 500 on the way.
+    assert_error(client.post("/api/training/flow", json={"width": 10**30}), 413, "too_large")
     assert_error(client.post("/api/training/nan", json={"cause": "gremlins"}),
                  422, "request_invalid")
     if not torch.cuda.is_available():
         error = assert_error(client.post("/api/training/flow", json={"device": "cuda"}),
                              400, "program_error")
         assert error["hint_key"] == "hint.no_cuda"
+
+
+def test_a_scheduler_its_optimizer_cannot_drive_is_refused_at_the_door(
+        client: TestClient) -> None:
+    error = assert_error(client.post("/api/training/run", json={
+        "optimizer": "adagrad", "scheduler": "onecycle", "steps": 5}), 422, "request_invalid")
+    message = str(error["message"])
+    assert message.startswith("Invalid request: body: ") and "cycle_momentum" in message
+    assert "scheduler onecycle with optimizer adagrad" in message, message
+    response = client.post("/api/training/run", json={
+        "optimizer": "adam", "scheduler": "onecycle", "steps": 5, "points": 20, "width": 4})
+    assert response.status_code == 200, response.text
 
 
 def test_a_run_past_its_time_ends_the_stream_with_the_envelope(client: TestClient) -> None:

@@ -2,14 +2,29 @@
 
 from __future__ import annotations
 
+import inspect
 import math
+import re
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 import torch
 
-from app.optimizers import OPTIMIZERS, SCHEDULERS, RequestInvalid, Run
+from app.errors import RequestInvalid
+from app.optimizers import (
+    CLIP_OPTIONS,
+    CLIPS,
+    IMPLEMENTATION_FLAGS,
+    OPTIMIZER_OPTIONS,
+    OPTIMIZERS,
+    SCHEDULER_OPTIONS,
+    SCHEDULERS,
+    Context,
+    Run,
+    optimizer_conflicts,
+    scheduler_conflicts,
+)
 from app.race import descend, race
 from app.runner.limits import Limits
 from app.surfaces import SURFACES, compile_expr, surface_fn
@@ -210,6 +225,82 @@ def test_torch_refusing_a_setting_is_a_request_error() -> None:
         descend(ROSENBROCK, START, 5, Run("sgd", lr=-1.0))
     with pytest.raises(RequestInvalid, match="unexpected keyword"):
         descend(ROSENBROCK, START, 5, Run("adam", options={"not_an_option": 1}))
+
+
+def test_every_registered_name_has_its_option_rules() -> None:
+    assert set(OPTIMIZER_OPTIONS) == set(OPTIMIZERS)
+    assert set(SCHEDULER_OPTIONS) == set(SCHEDULERS)
+    assert set(CLIP_OPTIONS) == set(CLIPS)
+
+
+@pytest.mark.parametrize("registry", [OPTIMIZER_OPTIONS, SCHEDULER_OPTIONS, CLIP_OPTIONS])
+def test_an_option_has_one_rule_wherever_it_appears(registry: dict[str, Any]) -> None:
+    # The schema gives each option name one field, shared by every name that takes it.
+    rules: dict[str, Any] = {}
+    for options in registry.values():
+        for key, option in options.items():
+            assert rules.setdefault(key, option) == option, key
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_the_option_rules_name_only_torchs_own_keyword_arguments(name: str) -> None:
+    taken = set(inspect.signature(OPTIMIZERS[name][0]).parameters) - {"params", "lr"}
+    assert set(OPTIMIZER_OPTIONS[name]) <= taken
+    assert taken - set(OPTIMIZER_OPTIONS[name]) <= set(IMPLEMENTATION_FLAGS)  # nothing forgotten
+
+
+@pytest.mark.parametrize("kind", list(SCHEDULERS))
+def test_the_scheduler_rules_name_only_torchs_own_keyword_arguments(kind: str) -> None:
+    taken = set(inspect.signature(SCHEDULERS[kind][0]).parameters) - {"optimizer"}
+    assert set(SCHEDULER_OPTIONS[kind]) <= taken
+    # last_epoch resumes a run from a checkpoint; a race has steps, so total_steps, not epochs.
+    assert taken - set(SCHEDULER_OPTIONS[kind]) <= {"last_epoch", "epochs", "steps_per_epoch"}
+
+
+@pytest.mark.parametrize(("run", "named"), [
+    # ZeroDivisionError while stepping: StepLR and CosineAnnealingLR divide by their option.
+    (Run("sgd", scheduler={"kind": "step", "step_size": 0}), "step_size=0"),
+    (Run("sgd", scheduler={"kind": "cosine", "T_max": 0}), "T_max=0"),
+    # IndexError while building (one beta), ValueError while stepping (three).
+    (Run("adam", options={"betas": [0.9]}), "betas=(0.9,)"),
+    (Run("adam", options={"betas": [0.9, 0.99, 0.5]}), "betas=(0.9, 0.99, 0.5)"),
+    # AssertionError while stepping: capturable needs an accelerator.
+    (Run("adam", options={"capturable": True}), "capturable=True"),
+    # ZeroDivisionError while building: 0.1 * 10 steps leaves OneCycleLR's first phase empty.
+    (Run("sgd", scheduler={"kind": "onecycle", "pct_start": 0.1}), "pct_start=0.1"),
+    # RuntimeError while stepping: Adam's lr / (1 - beta1) overflows a float32 step.
+    (Run("adam", lr=3e38), "lr=3e+38"),
+])
+def test_whatever_torch_raises_over_an_option_is_a_request_error_naming_it(
+        run: Run, named: str) -> None:
+    with pytest.raises(RequestInvalid, match=re.escape(named)):
+        descend(ROSENBROCK, START, 10, run)
+
+
+def test_an_option_torch_refuses_mid_basins_map_is_a_request_error() -> None:
+    with pytest.raises(RequestInvalid, match="capturable=True"):
+        basins(ROSENBROCK, Run("adam", options={"capturable": True}), (-2, 2), (-1, 3), 3, 2,
+               max_numel=100)
+
+
+def test_a_basins_lr_past_float32_diverges_everywhere_as_a_race_does() -> None:
+    result = basins(ROSENBROCK, Run("adam", lr=1e300), (-2, 2), (-1, 3), 3, 2, max_numel=100)
+    assert {v for row in result.basin for v in row} == {-1}
+
+
+def test_the_rules_across_options_name_what_clashes() -> None:
+    (line,) = optimizer_conflicts("nesterov", {"dampening": 0.5})
+    assert "nesterov" in line and "dampening=0.5" in line
+    assert optimizer_conflicts("sgd", {"nesterov": True}) and not optimizer_conflicts(
+        "sgd", {"nesterov": True, "momentum": 0.5})
+    (line,) = scheduler_conflicts("onecycle", {"total_steps": 5}, Context("adam", steps=10))
+    assert "total_steps=5" in line and "10 steps" in line
+    (line,) = scheduler_conflicts("onecycle", {}, Context("adagrad"))
+    assert "cycle_momentum" in line and "adagrad" in line
+    assert not scheduler_conflicts("onecycle", {"cycle_momentum": False}, Context("adagrad"))
+    (line,) = scheduler_conflicts("plateau", {"min_lr": [0.1, 0.2]}, Context("adam", groups=1))
+    assert line.startswith("min_lr has 2 values")
+    assert not scheduler_conflicts("plateau", {"min_lr": [0.1, 0.2]}, Context("adam", groups=2))
 
 
 def test_a_learners_surface_races_like_the_same_built_in() -> None:

@@ -10,7 +10,7 @@ import pytest
 import torch
 from torch import nn
 
-from app.errors import TooLarge
+from app.errors import RequestInvalid, TooLarge
 from app.optimizers import Run, make_optimizer, make_scheduler
 from app.training import (
     ACTIVATIONS,
@@ -146,6 +146,12 @@ def test_a_chunked_run_matches_the_same_loop_written_plainly(
         expected_loss.append(total)
     assert losses == pytest.approx(expected_loss, rel=1e-5)
     assert lrs == pytest.approx(expected_lr)
+
+
+def test_an_option_torch_refuses_mid_run_is_a_request_error_naming_it() -> None:
+    # The schema bounds lr at 100; past float32 / 10, Adam's lr / (1 - beta1) cannot step.
+    with pytest.raises(RequestInvalid, match=r"adam at step 1 with .*lr=3e\+38"):
+        _whole_run(TrainConfig(optimizer="adam", lr=3e38, steps=2, points=20, width=4))
 
 
 def test_training_learns_the_moons() -> None:

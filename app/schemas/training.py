@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from app.optimizers import Context, optimizer_conflicts, scheduler_conflicts
 from app.schemas.common import ClipKind, Device, OptimizerName, SchedulerKind
 from app.training.models import Activation, DatasetName, Init
 from app.training.nan import Cause, Fix
@@ -58,6 +59,22 @@ class TrainRequest(_TrainingRequest):
     # Bounded: clip_grad_value_ cannot clamp float32 gradients at a float past float32's range.
     max_norm: float = Field(1.0, gt=0, le=1e6, description="The norm (or value) clipping keeps.")
     steps: int = Field(200, ge=1)
+
+    @model_validator(mode="after")
+    def _fits(self) -> Self:
+        """The run, once its optimizer and scheduler go together as torch needs.
+
+        The rules are the descent lab's (app.optimizers): OneCycleLR cycles a momentum, which
+        adagrad has not.
+        """
+        lines = optimizer_conflicts(self.optimizer, {"weight_decay": self.weight_decay})
+        if self.scheduler != "none":
+            context = Context(self.optimizer, steps=self.steps)
+            lines += [f"scheduler {self.scheduler} with optimizer {self.optimizer}: {line}"
+                      for line in scheduler_conflicts(self.scheduler, {}, context)]
+        if lines:
+            raise ValueError("; ".join(lines))
+        return self
 
 
 class TrainDataOut(BaseModel):

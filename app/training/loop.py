@@ -14,9 +14,10 @@ from typing import Any
 
 import torch
 from torch import nn
+from torch.optim import Optimizer
 from torch.optim.lr_scheduler import ReduceLROnPlateau
 
-from app.optimizers import CLIPS, Run, make_optimizer, make_scheduler
+from app.optimizers import CLIPS, Run, make_optimizer, make_scheduler, named_options, refused
 from app.training.models import (
     SIZES,
     Activation,
@@ -121,12 +122,8 @@ def train(config: TrainConfig, *, device: torch.device) -> Iterator[TrainChunk]:
                 loss.backward()
                 parts.append(loss.detach())
             norm, after = clip_gradients(model, config.clip, config.max_norm)
-            optimizer.step()
             total = parts[0] if len(parts) == 1 else torch.stack(parts).sum()
-            if isinstance(scheduler, ReduceLROnPlateau):
-                scheduler.step(total)  # it watches a metric: here the step's loss
-            elif scheduler is not None:
-                scheduler.step()
+            _update(config, run, optimizer, scheduler, total, step)
             losses.append(total)
             norms.append(norm)
             clipped.append(after)
@@ -146,6 +143,23 @@ def train(config: TrainConfig, *, device: torch.device) -> Iterator[TrainChunk]:
             boundary=plain_list(boundary), total=config.steps, diverged=diverged, data=data)
         if diverged:
             return
+
+
+def _update(config: TrainConfig, run: Run, optimizer: Optimizer, scheduler: Any,
+            loss: torch.Tensor, step: int) -> None:
+    """optimizer.step(), then the scheduler's; torch refusing either is the options' fault."""
+    try:
+        optimizer.step()
+    except Exception as error:  # noqa: BLE001 - torch finding an option wrong mid-run
+        raise refused(f"{config.optimizer} at step {step + 1}", named_options(run), error) from None
+    try:
+        if isinstance(scheduler, ReduceLROnPlateau):
+            scheduler.step(loss)  # it watches a metric: here the step's loss
+        elif scheduler is not None:
+            scheduler.step()
+    except Exception as error:  # noqa: BLE001 - a scheduler divides by its options here
+        raise refused(f"scheduler {config.scheduler} at step {step + 1}", {"steps": config.steps},
+                      error) from None
 
 
 def clip_gradients(model: nn.Module, clip: str,

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import os
 import shutil
@@ -46,6 +47,15 @@ _ENDING_SECONDS = 1.0  # how long to wait for the zygote's word on how a child e
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 _T = TypeVar("_T")
+
+
+def _request(message: dict[str, object]) -> bytes:
+    """A job's request to a child, as JSON; the standard library writes what orjson refuses
+    (an integer past 64 bits, which a schema with no upper bound lets through)."""
+    try:
+        return orjson.dumps(message)
+    except TypeError:
+        return json.dumps(message).encode()
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,8 +198,8 @@ class Pool:
             raise WallsDown(f"this server's kernel lacks {', '.join(self.missing_walls())}, so "
                             "it runs no programs; the built-in lessons still work",
                             hint_key="hint.walls_down")
-        payload = orjson.dumps({"job": job.__name__, "args": args,
-                                "wall_seconds": wall_seconds, "cpu_seconds": cpu_seconds})
+        payload = _request({"job": job.__name__, "args": args,
+                            "wall_seconds": wall_seconds, "cpu_seconds": cpu_seconds})
         deadline = time.monotonic() + queue_seconds
         await self._take_place(deadline)
         running: _Running | None = None
