@@ -19,7 +19,7 @@ import torch
 from pydantic import TypeAdapter
 
 from app import wire
-from app.errors import AppError
+from app.errors import AppError, TooLarge
 from app.graph import Graph
 from app.optimizers import Run
 from app.race import Race, Sweep, race
@@ -28,7 +28,7 @@ from app.runner.child import hints
 from app.runner.child.program import Execution, run_program
 from app.runner.limits import Limits
 from app.surfaces import SURFACES, Grid, evaluate, resolve
-from app.sweeps import SWEEP_STEPS, Basins, sweep_lr
+from app.sweeps import SWEEP_LRS, SWEEP_STEPS, Basins, sweep_lr
 from app.sweeps import basins as find_basins
 from app.tensors import cuda_broken, pick_device
 from app.tracing import trace
@@ -97,6 +97,10 @@ def descent(surface: str | None, expr: str | None, params: dict[str, float],
             start: tuple[float, float], steps: int, runs: list[Run], noise: float, seed: int,
             sweep: bool, limits: Limits) -> bytes:
     """The race (a Race); with `sweep`, each run first gets the lr its sweep picked."""
+    sweep_steps = len(SWEEP_LRS) * len(runs) * min(steps, SWEEP_STEPS) if sweep else 0
+    _within(len(runs) * steps + sweep_steps, limits.race_steps,
+            f"{len(runs)} runs x {steps} steps" + (f" + {sweep_steps} of the lr sweep"
+                                                   if sweep else ""), "hint.race_steps")
     fn = resolve(surface, expr, params, limits)
     sweeps: list[Sweep | None] = [None] * len(runs)
     if sweep:
@@ -114,6 +118,8 @@ def basins(surface: str | None, expr: str | None, params: dict[str, float], run:
            x_range: tuple[float, float], y_range: tuple[float, float], resolution: int,
            steps: int, limits: Limits) -> bytes:
     """The basins map (Basins): `run` from every start of the grid, coloured by where it ends."""
+    _within(resolution * resolution * steps, limits.basins_steps,
+            f"{resolution}x{resolution} starts x {steps} steps", "hint.basins_steps")
     fn = resolve(surface, expr, params, limits)
     minima = SURFACES[surface].minima if expr is None and surface in SURFACES else ()
     found: Basins = find_basins(fn, run, x_range, y_range, resolution, steps, minima,
@@ -126,9 +132,9 @@ def lesson(name: str, device: str, options: dict[str, Any]) -> bytes:
     return wire.dumps(LESSONS[name](device=pick_device(device), **options))
 
 
-def training_run(config: TrainConfig, device: str) -> Iterator[bytes]:
+def training_run(config: TrainConfig, device: str, limits: Limits) -> Iterator[bytes]:
     """The training loop, one reply body per chunk of steps, as the steps run."""
-    for chunk in train(config, device=pick_device(device)):
+    for chunk in train(config, device=pick_device(device), max_chunks=limits.stream_chunks):
         yield wire.dumps(chunk)
 
 
@@ -137,6 +143,12 @@ def walls() -> bytes:
     from app.runner.child.selfcheck import report
 
     return wire.dumps(report())
+
+
+def _within(steps: int, limit: int, what: str, hint_key: str) -> None:
+    if steps > limit:
+        raise TooLarge(f"{what} is {steps:,} optimizer steps; the limit is {limit:,}",
+                       hint_key=hint_key)
 
 
 def _from_json(job: Callable[..., Reply]) -> Callable[[dict[str, Any]], Reply]:

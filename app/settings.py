@@ -76,6 +76,14 @@ class Settings(BaseSettings):
     memory_mb: int = Field(default=_LIMITS.memory_mb, gt=0,
                            description="Memory one program may add, in MiB (on CUDA, of GPU "
                                        "memory too).")
+    race_steps: int = Field(default=_LIMITS.race_steps, gt=0,
+                            description="Optimizer steps one race may take: runs x steps, "
+                                        "an lr sweep's steps included.")
+    basins_steps: int = Field(default=_LIMITS.basins_steps, gt=0,
+                              description="A basins map's starts x steps.")
+    stream_chunks: int = Field(default=_LIMITS.stream_chunks, gt=0,
+                               description="Events one training run may stream; a longer run "
+                                           "sends more steps in each.")
     stream_seconds: float = Field(default=60.0, gt=0,
                                   description="Wall-clock seconds one training run may stream.")
     reply_bytes: int = Field(default=32 << 20, gt=0,

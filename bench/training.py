@@ -35,6 +35,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from server import free_port, session_cpu, start_server, stop  # noqa: E402
 
+from app.runner.limits import Limits  # noqa: E402
 from app.training.loop import TrainConfig, chunk_steps  # noqa: E402
 from app.training.models import build_mlp, make_dataset  # noqa: E402
 
@@ -130,7 +131,7 @@ def main() -> None:
     t_plain = statistics.median(p for _, p in pairs)
     ratio = statistics.median(e / p for e, p in pairs)
     cpu_ratio = statistics.median(e / p for e, p in cpu)
-    chunks = math.ceil(RUN["steps"] / chunk_steps(TrainConfig(**RUN)))  # type: ignore[arg-type]
+    chunks = math.ceil(RUN["steps"] / chunk_steps(TrainConfig(**RUN), Limits().stream_chunks))  # type: ignore[arg-type]
     name = torch.cuda.get_device_name() if device.type == "cuda" else "one thread"
     load = ", ".join(f"{v:.1f}" for v in os.getloadavg())
     print(f"device {args.device} ({name}), torch {torch.__version__}, {os.cpu_count()} CPUs, "

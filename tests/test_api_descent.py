@@ -16,6 +16,7 @@ from app import schemas
 from app.optimizers import OPTIMIZERS, Run
 from app.presets import PRESETS
 from app.race import race
+from app.settings import Settings, get_settings
 from app.surfaces import SURFACES, surface_fn
 from tests.helpers import assert_error
 
@@ -320,3 +321,28 @@ def test_replies_carry_float32_values_exactly_and_only_the_documented_fields(
     assert basins.status_code == 200, basins.text
     assert set(basins.json()) == set(schemas.BasinsResponse.model_fields)
     schemas.BasinsResponse.model_validate_json(basins.content)
+
+
+def test_a_race_past_its_steps_is_refused_before_it_runs(client: TestClient) -> None:
+    runs = [{"optimizer": "adam", "lr": 0.1}] * 12
+    error = assert_error(client.post("/api/descent", json={
+        "surface": "rosenbrock", "start": [-1, 1], "steps": 5000, "runs": runs}), 413, "too_large")
+    assert "12 runs x 5000 steps is 60,000 optimizer steps; the limit is 30,000" in error["message"]
+    assert error["hint"]
+    # An lr sweep races each run at every lr it tries first: those steps count too.
+    error = assert_error(client.post("/api/descent", json={
+        "surface": "rosenbrock", "start": [-1, 1], "steps": 1000, "runs": runs, "sweep": True}),
+        413, "too_large")
+    assert "of the lr sweep" in error["message"]
+
+
+def test_a_basins_map_past_its_steps_is_refused_as_the_setting_says(client: TestClient) -> None:
+    body = {"surface": "himmelblau", "run": {"optimizer": "sgd", "lr": 0.01},
+            "x_range": [-5, 5], "y_range": [-5, 5], "resolution": 20, "steps": 100}
+    assert client.post("/api/basins", json=body).status_code == 200
+    client.app.dependency_overrides[get_settings] = lambda: Settings(basins_steps=20 * 20 * 99)
+    try:
+        error = assert_error(client.post("/api/basins", json=body), 413, "too_large")
+    finally:
+        client.app.dependency_overrides.clear()
+    assert "20x20 starts x 100 steps is 40,000 optimizer steps" in error["message"]

@@ -100,11 +100,20 @@ def test_sizes_past_the_limits_are_refused_naming_the_value() -> None:
     with pytest.raises(TooLarge, match="depth is 51; the limit is 50"):
         _flow("relu_he", depth=51)
     with pytest.raises(TooLarge, match="steps is 2001"):
-        next(train(TrainConfig(steps=2001), device=CPU))
+        next(train(TrainConfig(steps=2001), device=CPU, max_chunks=200))
 
 
-def _whole_run(config: TrainConfig) -> list[Any]:
-    return list(train(config, device=CPU))
+def _whole_run(config: TrainConfig, max_chunks: int = 200) -> list[Any]:
+    return list(train(config, device=CPU, max_chunks=max_chunks))
+
+
+def test_a_run_past_max_chunks_sends_more_steps_in_each_and_the_same_losses() -> None:
+    config = TrainConfig(steps=30, points=200, batch_size=50, width=16)
+    free = _whole_run(config)
+    bounded = _whole_run(config, max_chunks=2)
+    assert len(free) == 4 and len(bounded) == 2
+    assert [c.start for c in bounded] == [0, 15]
+    assert [v for c in bounded for v in c.loss] == [v for c in free for v in c.loss]
 
 
 @pytest.mark.parametrize(("optimizer", "scheduler", "accumulation"),
@@ -115,7 +124,7 @@ def test_a_chunked_run_matches_the_same_loop_written_plainly(
     config = TrainConfig(steps=30, points=200, batch_size=50, width=16, optimizer=optimizer,
                          scheduler=scheduler, lr=0.05, accumulation=accumulation)
     chunks = _whole_run(config)
-    assert len(chunks) == math.ceil(30 / chunk_steps(config)) > 1
+    assert len(chunks) == math.ceil(30 / chunk_steps(config, 200)) > 1
     assert chunks[0].data is not None and chunks[1].data is None
     losses = [v for c in chunks for v in c.loss]
     lrs = [v for c in chunks for v in c.lr]

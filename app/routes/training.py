@@ -63,7 +63,7 @@ async def run(request: schemas.TrainRequest, http: Request,
               runner: RunnerDep) -> StreamingResponse:
     config = training.TrainConfig(**request.model_dump(exclude={"device"}))
     chunks = runner.stream(jobs.training_run, config=config,
-                           device=runner.device(request.device))
+                           device=runner.device(request.device), limits=runner.settings.limits())
     # The first chunk comes before the response starts, so a refused run gets its status code.
     first = await anext(chunks)
     lang = i18n.pick_language(http.headers.get("accept-language"))

@@ -13,3 +13,6 @@ class Limits:
     wall_seconds: float = 5.0
     cpu_seconds: float = 5.0
     memory_mb: int = 2_048  # its address space beyond torch's own (CPU), or GPU memory
+    race_steps: int = 30_000  # optimizer steps in one race: runs x steps, an lr sweep's too
+    basins_steps: int = 3_600_000  # a basins map's starts x steps
+    stream_chunks: int = 200  # chunks (events) of one training stream

@@ -77,8 +77,9 @@ class TrainChunk:
     data: TrainData | None = field(default=None)  # the first chunk carries the points and grid
 
 
-def chunk_steps(config: TrainConfig) -> int:
-    """Steps per chunk: about a tenth of a second of work, and at least 4 updates per run.
+def chunk_steps(config: TrainConfig, max_chunks: int) -> int:
+    """Steps per chunk: about a tenth of a second of work, at least 4 updates per run and at
+    most `max_chunks`.
 
     An estimate from the config alone, so the same run is always cut the same way: a step
     costs about 1 ms of Python plus its multiply-adds, forward and backward, at 10 GFLOP/s.
@@ -88,10 +89,12 @@ def chunk_steps(config: TrainConfig) -> int:
     adds = config.batch_size * config.accumulation * (
         4 * config.width + (config.depth - 1) * config.width**2)
     step_seconds = 1e-3 + 6 * adds / 1e10
-    return max(1, min(math.ceil(config.steps / 4), int(0.1 / step_seconds)))
+    return max(1, math.ceil(config.steps / max_chunks),
+               min(math.ceil(config.steps / 4), int(0.1 / step_seconds)))
 
 
-def train(config: TrainConfig, *, device: torch.device) -> Iterator[TrainChunk]:
+def train(config: TrainConfig, *, device: torch.device,
+          max_chunks: int) -> Iterator[TrainChunk]:
     """The run, chunk by chunk: what each chunk's steps saw, and the model after them."""
     check_size("steps", config.steps, SIZES.steps)
     check_size("width", config.width, SIZES.width)
@@ -107,8 +110,9 @@ def train(config: TrainConfig, *, device: torch.device) -> Iterator[TrainChunk]:
     scheduler = make_scheduler(None if config.scheduler == NONE else {"kind": config.scheduler},
                                optimizer, config.steps)
     batches = _Batches(len(x), config.batch_size, config.seed)
-    for start in range(0, config.steps, chunk_steps(config)):
-        stop = min(config.steps, start + chunk_steps(config))
+    per_chunk = chunk_steps(config, max_chunks)
+    for start in range(0, config.steps, per_chunk):
+        stop = min(config.steps, start + per_chunk)
         losses, norms, clipped, lrs = [], [], [], []
         for step in range(start, stop):
             lrs.append(optimizer.param_groups[0]["lr"])
