@@ -1,0 +1,64 @@
+"""/readyz, the readiness check of a replica behind a load balancer or in Kubernetes: 503 while
+the server cannot run learners' programs, while /healthz (the liveness check) stays 200."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+
+
+@dataclass
+class _Config:
+    weak_walls: bool
+
+
+@dataclass
+class _Pool:
+    """What the health routes read of the runner's pool, for a kernel that lacks walls."""
+
+    missing: list[str]
+    config: _Config = field(default_factory=lambda: _Config(weak_walls=False))
+
+    def health(self) -> dict[str, object]:
+        return {"ready": 2, "running": 0, "long": 0, "forked": 2,
+                "walls": {"landlock": 0 if "landlock" in self.missing else 7, "seccomp": True}}
+
+    def missing_walls(self) -> list[str]:
+        return self.missing
+
+
+def _without_runner(pool: _Pool | None) -> TestClient:
+    """A client of an app whose lifespan has not run (no pool), with `pool` put in its place."""
+    app = create_app()
+    if pool is not None:
+        app.state.pool = pool
+    return TestClient(app)
+
+
+def test_readyz_is_200_with_every_wall_up(client: TestClient) -> None:
+    response = client.get("/readyz")
+    assert response.status_code == 200
+    assert response.json()["status"] == "ok" and response.json()["walls_missing"] == []
+
+
+def test_readyz_is_503_while_a_wall_is_missing_and_healthz_stays_200() -> None:
+    client = _without_runner(_Pool(missing=["landlock"]))
+    ready = client.get("/readyz")
+    assert ready.status_code == 503
+    assert ready.json()["status"] == "not ready" and ready.json()["walls_missing"] == ["landlock"]
+    live = client.get("/healthz")
+    assert live.status_code == 200 and live.json()["walls_missing"] == ["landlock"]
+
+
+def test_weak_walls_make_a_server_without_a_wall_ready() -> None:
+    client = _without_runner(_Pool(missing=["landlock"], config=_Config(weak_walls=True)))
+    assert client.get("/readyz").status_code == 200
+
+
+def test_readyz_is_503_before_the_runner_starts() -> None:
+    client = _without_runner(None)
+    assert client.get("/readyz").status_code == 503
+    assert client.get("/healthz").status_code == 200
