@@ -19,19 +19,19 @@ import torch
 from pydantic import TypeAdapter
 
 from app import wire
+from app.descent.race import Race, Sweep, race
+from app.descent.surfaces import SURFACES, Grid, evaluate, resolve
+from app.descent.sweeps import SWEEP_LRS, SWEEP_STEPS, Basins, sweep_lr
+from app.descent.sweeps import basins as find_basins
 from app.errors import AppError, TooLarge
-from app.graph import Graph
+from app.graph.model import Graph
+from app.graph.recording import GraphRecorder
+from app.graph.tracing import trace
 from app.optimizers import Run
-from app.race import Race, Sweep, race
-from app.recording import GraphRecorder
 from app.runner.child import hints
 from app.runner.child.program import Execution, run_program
 from app.runner.limits import Limits
-from app.surfaces import SURFACES, Grid, evaluate, resolve
-from app.sweeps import SWEEP_LRS, SWEEP_STEPS, Basins, sweep_lr
-from app.sweeps import basins as find_basins
 from app.tensors import cuda_broken, pick_device
-from app.tracing import trace
 from app.training import LESSONS, TrainConfig, train
 
 Reply = bytes | Iterator[bytes]

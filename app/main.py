@@ -15,12 +15,12 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app import i18n
-from app.deps import ROOT
 from app.errors import AppError, HttpError, RequestInvalid, envelope
-from app.middleware import GuardApi, RememberPageChoices
-from app.routes import descent, graph, home, lessons, training
 from app.runner.pool.pool import Pool, PoolConfig
 from app.settings import load_settings
+from app.web.middleware import GuardApi, RememberPageChoices
+from app.web.pages import ROOT
+from app.web.routes import descent, graph, home, lessons, training
 
 logger = logging.getLogger(__name__)
 
@@ -66,9 +66,8 @@ def create_app() -> FastAPI:
             Exception: _internal,
         },
     )
-    # Level 1, not Starlette's 9: a race's megabyte of JSON takes 12 ms instead of 90 ms of the
-    # server's CPU and comes out 13% larger; on a classroom's LAN the CPU is the scarce part.
-    # (plotly.js, 3.6 MB of the pages' weight, is compressed once at level 9: routes/home.py.)
+    # Level 1, not Starlette's 9: on a classroom's LAN the server's CPU, not the bytes, is
+    # scarce (plotly.js is compressed once, at level 9, in routes/home.py).
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=1)
     app.add_middleware(RememberPageChoices)
     settings = load_settings()

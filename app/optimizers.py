@@ -6,7 +6,7 @@ them) and the rules across options, which the schemas check at the door. A `Run`
 optimizer with its settings; make_optimizer and make_scheduler build torch's own objects for
 it. torch stays the last judge: whatever it raises over a learner's options, building or
 stepping, is a RequestInvalid that names them (`refused`). The descent lab races runs
-(app.race); the training lab trains one (app.training).
+(app.descent.race); the training lab trains one (app.training).
 """
 
 from __future__ import annotations

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from itertools import chain
 from typing import Any
 
 import torch
@@ -11,11 +10,6 @@ import torch
 from app.errors import ProgramError
 
 Plain = float | int | bool | str | None | list[Any] | dict[str, Any]
-# Whether a tensor holds a NaN or infinity, asked by summing its values (see _finite): up to
-# this many, a Python sum of the list already read beats a torch call. Alone, torch's sum of
-# a 32x16 tensor (2 us) looks quicker than Python's (4 us); inside a trace, between the
-# Python work on either side of it, each torch call costs more, and Python's sum wins.
-_LIST_SUM = 4096
 
 
 def plain_number(x: Any) -> Any:
@@ -51,27 +45,8 @@ def all_finite(t: torch.Tensor) -> bool:
         return _finite(t.detach())
 
 
-def _finite(t: torch.Tensor, values: Any = None) -> bool:
-    """No NaN or infinity in t; `values`, when given, is t.tolist() (read once by the caller)."""
-    if not t.is_floating_point():
-        return not t.is_complex() or bool(torch.isfinite(t).all())
-    return _float_finite(t, values, t.numel())
-
-
-def _float_finite(t: torch.Tensor, values: Any, numel: int) -> bool:
-    # A sum with a NaN or infinite term is NaN or infinite. One of finite terms is finite unless
-    # it overflows, and then torch.isfinite decides: a Python sum of doubles read from float32
-    # values cannot overflow, torch's sum of a float16 or float32 tensor can.
-    dim = t.dim()
-    if dim <= 2 and numel <= _LIST_SUM and t.is_cpu:
-        if values is None:
-            values = t.tolist()
-        if dim == 2:
-            values = chain.from_iterable(values)
-        total = values if dim == 0 else sum(values)
-    else:
-        total = t.detach().sum().item()
-    return math.isfinite(total) or bool(torch.isfinite(t).all())
+def _finite(t: torch.Tensor) -> bool:
+    return bool(torch.isfinite(t).all())
 
 
 def _plain_list(x: Any) -> Any:
@@ -111,10 +86,7 @@ def _to_plain(t: torch.Tensor | None, max_numel: int) -> tuple[Plain, bool | Non
     numel = t.numel()
     if numel <= max_numel:
         values = t.tolist()  # no detach needed: reading records nothing for autograd
-        if t.is_floating_point():  # most tensors: asked first, and only what they need
-            finite = _float_finite(t, values, numel)
-            return (values if finite else _plain_list(values)), finite
-        finite = _finite(t, values)
+        finite = _finite(t)
         if not finite or t.is_complex():
             return _plain_list(values), finite  # NaN and infinities spelled out; complex as pairs
         return values, finite

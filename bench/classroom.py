@@ -6,10 +6,10 @@ server already listening there (a proxy in front of replicas: scripts/compose-ch
 seconds, opens a lab's page (the HTML and every script and style it loads, gzip accepted, an
 empty cache), then repeats: think for a while, press a button. The buttons are what the pages send:
 
-- graph lab: POST /api/graph with one of the tutorial's examples (app.lessons; the ones whose
-  point is an error expect their 4xx);
-- descent lab: POST /api/descent with a preset (app.presets), POST /api/surface for a built-in
-  surface at the page's resolution, now and then POST /api/basins;
+- graph lab: POST /api/graph with one of the tutorial's examples (app.graph.examples; the ones
+  whose point is an error expect their 4xx);
+- descent lab: POST /api/descent with a preset (app.descent.presets), POST /api/surface for a
+  built-in surface at the page's resolution, now and then POST /api/basins;
 - training lab: POST /api/training/run (read to its last event), /flow with a preset, /nan,
   /accumulation, /precision.
 
@@ -43,9 +43,9 @@ import loadgen  # noqa: E402
 from page_weight import page_assets  # noqa: E402
 from server import free_port, quantile, session_rss, start_server, stop  # noqa: E402
 
-from app.lessons import LESSONS  # noqa: E402
-from app.presets import PRESETS  # noqa: E402
-from app.surfaces import SURFACES  # noqa: E402
+from app.descent.presets import PRESETS  # noqa: E402
+from app.descent.surfaces import SURFACES  # noqa: E402
+from app.graph.examples import EXAMPLES  # noqa: E402
 from app.training import FLOW_PRESETS  # noqa: E402
 
 GZIP = "Accept-Encoding: gzip\r\n"
@@ -85,7 +85,7 @@ def _post(path: str, body: object, kind: str = "benign", expect_ok: bool = True)
 
 def _benign(lab: str, rng: random.Random) -> Press:
     if lab == "graph":
-        lesson = rng.choice(list(LESSONS.values()))
+        lesson = rng.choice(list(EXAMPLES.values()))
         return _post("/api/graph", {"code": lesson.program}, expect_ok=not (
             lesson.fails_at or lesson.refused))
     if lab == "descent":

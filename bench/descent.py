@@ -40,9 +40,9 @@ import orjson  # noqa: E402
 import torch  # noqa: E402
 from server import free_port, start_server, stop  # noqa: E402
 
+from app.descent.race import race  # noqa: E402
+from app.descent.surfaces import SURFACES, evaluate, surface_fn  # noqa: E402
 from app.optimizers import OPTIMIZERS, Run  # noqa: E402
-from app.race import race  # noqa: E402
-from app.surfaces import SURFACES, evaluate, surface_fn  # noqa: E402
 
 START = (-1.5, 2.0)
 STEPS = 1_000

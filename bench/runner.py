@@ -34,9 +34,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import loadgen  # noqa: E402
 from server import free_port, quantile, session_cpu, start_server, stop  # noqa: E402
 
-from app.lessons import LESSONS  # noqa: E402
+from app.graph.examples import EXAMPLES  # noqa: E402
 
-S2 = LESSONS["S2"].program
+S2 = EXAMPLES["S2"].program
 # A 500-epoch loop as a learner writes it: XOR, a small MLP, Adam (the loop an earlier probe of
 # learners' programs ran, 3.5x slower under the old interpreter).
 TRAINING = """import torch

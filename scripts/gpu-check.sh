@@ -36,7 +36,7 @@ case "${1:-}" in
     python3 -c "import torch; print(torch.__version__, torch.cuda.is_available())"
     # pytest-benchmark, where installed, fails the run when xdist is on: -p no:benchmark.
     flags=(-p no:cacheprovider -p no:benchmark -q --ignore=tests/browser
-           --ignore=tests/test_openapi_fuzz.py)
+           --ignore=tests/web/test_openapi_fuzz.py)
     echo "== cuda tests (the walls with CUDA started in each child)"
     timeout 150 python3 -m pytest "${flags[@]}" -m cuda tests 2>&1 | tee "$out/cuda.log" | tail -20
     echo "== the walls' own tests"

@@ -28,13 +28,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app import jobs, schemas  # noqa: E402
-from app.lessons import LESSONS  # noqa: E402
-from app.presets import PRESETS  # noqa: E402
+from app import jobs  # noqa: E402
+from app.descent.presets import PRESETS  # noqa: E402
+from app.graph.examples import EXAMPLES  # noqa: E402
 from app.runner.child.syscalls import ALLOWED  # noqa: E402
 from app.runner.limits import Limits  # noqa: E402
 from app.runner.pool.pool import Pool, PoolConfig  # noqa: E402
 from app.training import TrainConfig  # noqa: E402
+from app.web import schemas  # noqa: E402
 
 # The calls seccomp.py allows with argument checks, beside the list.
 CHECKED = {"clone", "clone3", "kill", "tgkill", "prlimit64", "sched_getaffinity",
@@ -46,8 +47,9 @@ _FILTER = "PR_SET_SECCOMP"
 
 # Test modules whose programs are a learner's (not the hostile ones, whose refused calls must
 # stay refused): run with --suite, under strace, which follows pytest into every child.
-SUITE = ["tests/runner/test_pool.py", "tests/test_api_graph.py", "tests/test_tracing.py",
-         "tests/test_api_descent.py", "tests/test_api_training.py", "tests/test_lessons.py"]
+SUITE = ["tests/runner/test_pool.py", "tests/web/test_graph_api.py",
+         "tests/graph/test_tracing.py", "tests/web/test_descent_api.py",
+         "tests/web/test_training_api.py", "tests/test_tutorial.py"]
 
 
 def main() -> int:
@@ -83,7 +85,7 @@ def _trace_the_corpus(log: str) -> None:
 
 async def _drive(pool: Pool) -> None:
     limits = Limits(wall_seconds=30, cpu_seconds=30)
-    programs = [lesson.program for lesson in LESSONS.values()]
+    programs = [lesson.program for lesson in EXAMPLES.values()]
     programs += [path.read_text() for path in sorted((ROOT / "tests/corpus/programs").glob("*.py"))]
     for program in programs:
         await _quietly(pool.run(jobs.graph, wall_seconds=30, cpu_seconds=30, queue_seconds=60,

@@ -11,6 +11,9 @@ from typing import Any
 import pytest
 import torch
 
+from app.descent.race import descend, race
+from app.descent.surfaces import SURFACES, compile_expr, surface_fn
+from app.descent.sweeps import SWEEP_LRS, basins, sweep_lr
 from app.errors import RequestInvalid
 from app.optimizers import (
     CLIP_OPTIONS,
@@ -25,10 +28,7 @@ from app.optimizers import (
     optimizer_conflicts,
     scheduler_conflicts,
 )
-from app.race import descend, race
 from app.runner.limits import Limits
-from app.surfaces import SURFACES, compile_expr, surface_fn
-from app.sweeps import SWEEP_LRS, basins, sweep_lr
 
 ROSENBROCK = surface_fn("rosenbrock")
 START = (-1.5, 2.0)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.presets import PRESETS
+from app.descent.presets import PRESETS
 from tests.browser.pages import ZH, after, open_lab, ring_shows, tab_to
 
 pytestmark = pytest.mark.browser

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.lessons.tutorial import TUTORIAL
+from app.tutorial import TUTORIAL
 
 pytestmark = pytest.mark.browser
 

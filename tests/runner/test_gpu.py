@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from app import jobs
-from app.lessons import LESSONS
+from app.graph.examples import EXAMPLES
 from app.runner.limits import Limits
 from app.runner.pool.pool import Pool, PoolConfig
 from tests.runner.test_walls import ALWAYS_OPEN, ATTACKS
@@ -38,7 +38,7 @@ def _graph(pool: Pool, code: str) -> dict[str, object]:
 
 
 def test_a_program_runs_on_the_gpu_inside_the_walls(gpu_pool: Pool) -> None:
-    body = _graph(gpu_pool, LESSONS["S2"].program)
+    body = _graph(gpu_pool, EXAMPLES["S2"].program)
     assert str(body["device"]).startswith("cuda")
     assert body["variables"]["a"]["grad"] == [42.0]  # type: ignore[index]
     assert gpu_pool.missing_walls() == []

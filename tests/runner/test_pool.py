@@ -21,12 +21,12 @@ import pytest
 
 from app import jobs
 from app.errors import AppError, ProgramError, RunnerFailed, Timeout, TooLarge
-from app.lessons import LESSONS
+from app.graph.examples import EXAMPLES
 from app.runner.limits import Limits
 from app.runner.pool.pool import Pool, PoolConfig
 
 LIMITS = Limits(wall_seconds=2.0, cpu_seconds=2.0, memory_mb=512)
-S2 = LESSONS["S2"].program
+S2 = EXAMPLES["S2"].program
 # The program's way to its own reply: the one pipe it holds open for writing.
 REPLY_PIPE = """import os, fcntl
 reply = next(fd for fd in range(3, 64) if _open(fd) and

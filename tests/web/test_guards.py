@@ -13,12 +13,12 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from app.lessons import LESSONS
+from app.graph.examples import EXAMPLES
 from app.main import create_app
 from app.settings import load_settings
 from tests.helpers import assert_error
 
-S2 = LESSONS["S2"].program
+S2 = EXAMPLES["S2"].program
 
 
 def _forked(client: TestClient) -> int:

@@ -1,0 +1,1 @@
+"""The web layer: routes/ and schemas/, one module per part of the product."""

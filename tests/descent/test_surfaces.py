@@ -1,0 +1,116 @@
+"""The surfaces: the catalogue, the grid's orientation, and the learner's surface in the sandbox."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from app.descent.surfaces import SURFACES, compile_expr, evaluate, resolve, surface_fn
+from app.errors import ProgramError
+from app.runner.limits import Limits
+
+NAMES = ["quadratic", "valley", "saddle", "rosenbrock", "beale", "himmelblau", "rastrigin",
+         "ackley", "booth", "cliff"]
+
+
+def test_the_catalogue_has_every_surface_the_lab_promises() -> None:
+    assert set(NAMES) <= set(SURFACES)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_known_minimum_is_a_minimum_with_zero_gradient(name: str) -> None:
+    fn = surface_fn(name)
+    for mx, my in SURFACES[name].minima:
+        p = torch.tensor([mx, my], dtype=torch.float64, requires_grad=True)
+        fn(p[0], p[1]).backward()
+        assert p.grad is not None and p.grad.norm() < 1e-3, (name, p.grad)
+
+
+def test_grid_rows_follow_y_and_columns_follow_x() -> None:
+    grid = evaluate(lambda x, y: x + 10 * y, (0, 2), (0, 1), 3, max_numel=100)
+    assert grid.x == [0.0, 1.0, 2.0] and grid.y == [0.0, 0.5, 1.0]
+    for i, y in enumerate(grid.y):
+        for j, x in enumerate(grid.x):
+            assert grid.z[i][j] == pytest.approx(x + 10 * y)
+
+
+def test_a_grid_equals_the_surface_point_by_point() -> None:
+    fn = surface_fn("beale")
+    grid = evaluate(fn, (-4.5, 4.5), (-4.5, 4.5), 9, max_numel=100)
+    for i, y in enumerate(grid.y):
+        for j, x in enumerate(grid.x):
+            assert grid.z[i][j] == pytest.approx(float(fn(torch.tensor(x), torch.tensor(y))),
+                                                 rel=1e-6)
+
+
+def test_the_valley_takes_its_condition_number_as_a_parameter() -> None:
+    steep = surface_fn("valley", {"condition": 100})
+    assert float(steep(torch.tensor(0.0), torch.tensor(1.0))) == 50.0
+    with pytest.raises(ProgramError, match="no parameter"):
+        surface_fn("valley", {"kappa": 3})
+
+
+def test_nonfinite_values_are_spelled_for_json() -> None:
+    grid = evaluate(lambda x, y: torch.log(x), (0, 1), (0, 1), 2, max_numel=100)
+    assert grid.z[0][0] == "-Infinity"
+
+
+def test_a_learners_expression_equals_the_built_in() -> None:
+    ours = compile_expr("(x**2 + y - 11)**2 + (x + y**2 - 7)**2", Limits())
+    a = evaluate(ours, (-5, 5), (-5, 5), 20, max_numel=1000)
+    b = evaluate(surface_fn("himmelblau"), (-5, 5), (-5, 5), 20, max_numel=1000)
+    assert torch.allclose(torch.tensor(a.z), torch.tensor(b.z))
+
+
+def test_a_learners_program_is_the_loss_of_a_two_parameter_model() -> None:
+    program = ("data = torch.linspace(-1, 1, 20)\n"
+               "target = 2 * data + 1\n"
+               "y_hat = x * data + y\n"
+               "loss = ((y_hat - target) ** 2).mean()\n")
+    fn = compile_expr(program, Limits())
+    grid = evaluate(fn, (0, 4), (-1, 3), 5, max_numel=100)
+    assert grid.z[2][2] == pytest.approx(0.0, abs=1e-6)  # x = 2, y = 1: the line itself
+    data = torch.linspace(-1, 1, 20)
+    expected = ((0.0 * data + (-1.0) - (2 * data + 1)) ** 2).mean()
+    assert grid.z[0][0] == pytest.approx(float(expected))
+
+
+def test_an_error_in_the_learners_program_keeps_its_own_line_number() -> None:
+    with pytest.raises(ProgramError) as caught:
+        compile_expr("a = 1\nb = 1 / 0\nloss = x", Limits())(torch.zeros(1), torch.zeros(1))
+    assert caught.value.line == 2
+    with pytest.raises(ProgramError) as error:
+        compile_expr("a = 1\nloss = x + nope", Limits())(torch.zeros(1), torch.zeros(1))
+    assert error.value.line == 2 and "nope" in error.value.message
+
+
+def test_a_surface_that_is_not_one_number_per_point_is_refused() -> None:
+    fn = compile_expr("torch.stack([x, y])", Limits())
+    with pytest.raises(ProgramError, match="one number"):
+        fn(torch.zeros(3), torch.zeros(3))
+
+
+def test_python_if_on_a_tensor_is_refused_and_torch_where_works() -> None:
+    with pytest.raises(ProgramError, match="control flow"):
+        compile_expr("if x > 0:\n    loss = x\nelse:\n    loss = y", Limits())(
+            torch.ones(2), torch.ones(2))
+    fn = compile_expr("torch.where(x > 0, x, y)", Limits())
+    assert fn(torch.tensor([1.0, -1.0]), torch.tensor([5.0, 5.0])).tolist() == [1.0, 5.0]
+
+
+def test_resolve_needs_a_name_or_an_expression() -> None:
+    with pytest.raises(ProgramError):
+        resolve(None, None, None, Limits())
+    assert math.isclose(float(resolve("booth", None, None, Limits())(
+        torch.tensor(1.0), torch.tensor(3.0))), 0.0)
+
+
+@pytest.mark.parametrize("text", ["max(x, y)", "x if x > 0 else y"])
+def test_a_python_branch_on_x_explains_that_the_grid_runs_at_once(text: str) -> None:
+    fn = compile_expr(text, Limits())
+    with pytest.raises(ProgramError) as caught:
+        evaluate(fn, (-1, 1), (-1, 1), 5, max_numel=1000)
+    assert "data-dependent control flow" in caught.value.message
+    assert caught.value.hint_key == "hint.vmap_control_flow"
