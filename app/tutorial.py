@@ -1,4 +1,4 @@
-"""The tutorial walked in order (S1-S22 of ../shared/seed/EXAMPLES.md): each stop links to the lab
+"""The tutorial walked in order (its examples S1-S22): each stop links to the lab
 that shows it. /lessons renders this list; every link is a shareable lab state.
 """
 

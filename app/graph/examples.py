@@ -1,4 +1,4 @@
-"""The tutorial's examples (../shared/seed/EXAMPLES.md) as data: program text and captions.
+"""The tutorial's examples (S1-S22, the Chinese autograd tutorial the lab follows) as data.
 
 Each program is the tutorial's own code with its lost characters restored. The graph lab offers
 them as ready examples; the tests run each one and compare with plain PyTorch.
