@@ -8,7 +8,9 @@ or every run of a race at once. The learner's surface is their own code, run in 
 from __future__ import annotations
 
 import ast
+import io
 import math
+import tokenize
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from functools import partial
@@ -175,7 +177,7 @@ def compile_expr(text: str, limits: Limits) -> SurfaceFn:
         raise TooLarge(f"the surface is {size:,} bytes; the limit is {limits.program_bytes:,}",
                        hint_key="hint.program_too_large")
     try:
-        body = _Powers().visit(ast.parse(text, FILENAME)).body
+        body = ast.parse(_powers(text), FILENAME).body
     except SyntaxError as error:
         raise ProgramError(f"SyntaxError: {error.msg}", line=error.lineno,
                            hint_key="hint.syntax_error") from None
@@ -197,6 +199,9 @@ def compile_expr(text: str, limits: Limits) -> SurfaceFn:
             z = mapped(xb.reshape(-1), yb.reshape(-1))
         except Stop:
             raise
+        except NameError as exc:  # a name no formula has: say which names one may use
+            raise ProgramError(f"NameError: {exc}", line=error_line(exc),
+                               hint_key="hint.surface_names") from None
         except BaseException as exc:  # noqa: BLE001 - the learner's code failed: a 4xx
             raise hints.from_exception(exc, error_line(exc)) from None
         if not isinstance(z, torch.Tensor) or z.shape != xb.reshape(-1).shape:
@@ -217,14 +222,24 @@ FORMULA_NAMES: dict[str, object] = {
 }
 
 
-class _Powers(ast.NodeTransformer):
-    """x^2 as a formula means it: a power, not Python's exclusive or."""
+def _powers(text: str) -> str:
+    """x^2 as a formula means it: each ^ becomes **, before Python parses it.
 
-    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
-        self.generic_visit(node)
-        if isinstance(node.op, ast.BitXor):
-            node.op = ast.Pow()
-        return node
+    .. note:: Rewriting the parse tree instead keeps Python's precedence, where ^ binds looser
+       than +: x^2+y^2 would read as x**(2+y)**2.
+    """
+    if "^" not in text:
+        return text
+    try:
+        carets = [tok.start for tok in tokenize.generate_tokens(io.StringIO(text).readline)
+                  if tok.type == tokenize.OP and tok.string in ("^", "^=")]
+    except (tokenize.TokenError, SyntaxError):
+        return text  # Python's own parse says what is wrong with it
+    lines = text.splitlines(keepends=True)
+    for row, col in reversed(carets):  # from the end, so earlier columns stay where they were
+        line = lines[row - 1]
+        lines[row - 1] = line[:col] + "**" + line[col + 1:]
+    return "".join(lines)
 
 
 def evaluate(fn: SurfaceFn, x_range: tuple[float, float], y_range: tuple[float, float],

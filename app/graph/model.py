@@ -112,6 +112,31 @@ class Nonfinite:
 
 
 @dataclass(frozen=True, slots=True)
+class ParamStep:
+    """One parameter through optimizer.step() (zero_grad(): its .grad before and after)."""
+
+    node: str | None
+    name: str
+    before: Any
+    grad: Any
+    after: Any
+    state: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class OptimizerStep:
+    """What optimizer.step() or a zero_grad() did, after backward call `after_call`."""
+
+    kind: str
+    line: int
+    optimizer: str
+    after_call: int | None
+    settings: dict[str, Any]
+    params: list[ParamStep]
+    set_to_none: bool | None
+
+
+@dataclass(frozen=True, slots=True)
 class Graph:
     device: str
     stdout: str
@@ -123,3 +148,4 @@ class Graph:
     first_nonfinite: Nonfinite | None
     truncated: bool
     omitted: str | None = None  # why no graph is drawn: it is past the node limit
+    optimizer_steps: list[OptimizerStep] = field(default_factory=list)

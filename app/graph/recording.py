@@ -20,7 +20,10 @@ from types import FrameType
 from typing import Any
 
 import torch
-from torch.optim.optimizer import register_optimizer_step_post_hook
+from torch.optim.optimizer import (
+    register_optimizer_step_post_hook,
+    register_optimizer_step_pre_hook,
+)
 from torch.overrides import TorchFunctionMode
 
 from app.errors import TooLarge
@@ -31,6 +34,9 @@ from app.tensors import all_finite, numel_budget, plain_and_finite, to_plain
 
 TRACED_CALLS = 20  # backward calls traced step by step; later ones still run, untraced
 _RECORDED_BYTES = 64 << 20  # the tensors' memory the records may keep alive
+OPTIMIZER_EVENTS = 40  # optimizer.step() and zero_grad() calls recorded
+_OPTIMIZER_VALUES = 60_000  # the values all those records may send, in all
+_OPTIMIZER_NUMEL = 64  # values of one tensor sent in full; a larger one is summarised
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +56,30 @@ class RecordedStep:
     grad_outputs: list[Any]
     grad_inputs: list[tuple[Any, Any]] = field(default_factory=list)  # (grad, local) per input
     nonfinite: bool = False
+
+
+@dataclass(slots=True)
+class ParamUpdate:
+    """One parameter as optimizer.step() (or zero_grad()) found it and left it."""
+
+    param: torch.Tensor
+    before: Any  # the value (zero_grad: the .grad) before
+    grad: Any  # the .grad step() read; None for zero_grad
+    after: Any = None
+    state: dict[str, Any] = field(default_factory=dict)  # the optimizer's, after the step
+
+
+@dataclass(slots=True)
+class OptimizerEvent:
+    """optimizer.step() or a zero_grad() call, after the backward call `after_call`."""
+
+    kind: str  # "step" or "zero_grad"
+    line: int
+    owner: Any  # the optimizer, or the module whose zero_grad() this was
+    after_call: int | None
+    settings: dict[str, Any]
+    params: list[ParamUpdate]
+    set_to_none: bool | None = None
 
 
 @dataclass(slots=True)
@@ -129,6 +159,9 @@ class GraphRecorder:
         self.calls: list[BackwardCall] = []
         self.untraced_calls = 0
         self.gradchecks: list[GradcheckRecord] = []
+        self.optimizer_events: list[OptimizerEvent] = []
+        self._optimizer_values = 0
+        self._step: OptimizerEvent | None = None  # the step() under way
         self.saved: dict[int, tuple[Any, list[tuple[str, Any]]]] = {}  # id(fn): (fn, saved)
         self.module_outputs: dict[int, tuple[torch.Tensor, Any]] = {}  # id(t): (t, module)
         self._stack: list[Any] = []
@@ -149,6 +182,7 @@ class GraphRecorder:
             self._handles = [
                 hooks.register_module_forward_pre_hook(self._enter_module),
                 hooks.register_module_forward_hook(self._leave_module, always_call=True),
+                register_optimizer_step_pre_hook(self._stepping),
                 register_optimizer_step_post_hook(self._stepped)]
         autograd = torch.autograd
         checks = sys.modules["torch.autograd.gradcheck"]
@@ -157,7 +191,9 @@ class GraphRecorder:
                 (autograd, "backward", self._backward), (autograd, "grad", self._backward),
                 (autograd, "gradcheck", self._gradcheck), (checks, "gradcheck", self._gradcheck),
                 (autograd, "gradgradcheck", self._gradcheck),
-                (checks, "gradgradcheck", self._gradcheck)):
+                (checks, "gradgradcheck", self._gradcheck),
+                (torch.optim.Optimizer, "zero_grad", self._zero_grad),
+                (torch.nn.Module, "zero_grad", self._zero_grad)):
             self._patched.append((owner, name, getattr(owner, name)))
             setattr(owner, name, wrap(getattr(owner, name), name))
         self._mode.__enter__()
@@ -231,9 +267,66 @@ class GraphRecorder:
         if self.recording and not self.muted and (line := program_line()) is not None:
             self.made(type(module).__name__, tuple(inputs), output, line, module)
 
+    # --- what optimizer.step() and zero_grad() did ------------------------------------------
+
+    def _watching_optimizer(self) -> bool:
+        return (self.recording and not self.muted and len(self.calls) <= TRACED_CALLS
+                and len(self.optimizer_events) < OPTIMIZER_EVENTS
+                and self._optimizer_values < _OPTIMIZER_VALUES)
+
+    def _plain(self, t: torch.Tensor | None) -> Any:
+        if t is None:
+            return None
+        self._optimizer_values += min(t.numel(), _OPTIMIZER_NUMEL)
+        return to_plain(t.detach(), _OPTIMIZER_NUMEL)
+
+    def _stepping(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        """Before optimizer.step(): each parameter it will move, with the .grad it will read."""
+        if not self._watching_optimizer() or (line := program_line()) is None:
+            return
+        with torch._C.DisableTorchFunction(), contextlib.suppress(Exception):
+            params = [ParamUpdate(p, self._plain(p), self._plain(p.grad))
+                      for group in optimizer.param_groups for p in group["params"]
+                      if p.grad is not None]
+            self._step = OptimizerEvent(
+                "step", line, optimizer, len(self.calls) - 1 if self.calls else None,
+                _settings(optimizer.param_groups[0]), params)
+
     def _stepped(self, optimizer: Any, args: Any, kwargs: Any) -> None:
+        event, self._step = self._step, None
         if not self.recording:
             self._stop_recording()  # optimizer.step() too
+            return
+        if event is None or event.owner is not optimizer:
+            return
+        self.optimizer_events.append(event)
+        with torch._C.DisableTorchFunction(), contextlib.suppress(Exception):
+            for update in event.params:
+                update.after = self._plain(update.param)
+                update.state = {key: self._plain(value) if isinstance(value, torch.Tensor)
+                                else value for key, value in optimizer.state[update.param].items()}
+
+    def _zero_grad(self, fn: Any, name: str) -> Any:
+        def zero_grad(owner: Any, *args: Any, **kwargs: Any) -> Any:
+            if not self._watching_optimizer() or (line := program_line()) is None:
+                return fn(owner, *args, **kwargs)
+            with torch._C.DisableTorchFunction():
+                params = list(owner.parameters()) if isinstance(owner, torch.nn.Module) else \
+                    [p for group in owner.param_groups for p in group["params"]]
+                held = [ParamUpdate(p, self._plain(p.grad), None) for p in params
+                        if p.grad is not None]
+            result = fn(owner, *args, **kwargs)
+            if held:  # a zero_grad() with no gradient to clear changes nothing to show
+                with torch._C.DisableTorchFunction():
+                    for update in held:
+                        update.after = self._plain(update.param.grad)
+                set_to_none = all(u.param.grad is None for u in held)
+                self.optimizer_events.append(OptimizerEvent(
+                    "zero_grad", line, owner, len(self.calls) - 1 if self.calls else None,
+                    {}, held, set_to_none))
+            return result
+        return _like(fn, zero_grad)
+
 
     # --- backward calls ---------------------------------------------------------------------
 
@@ -377,6 +470,23 @@ def _caller(func: Any, frame: FrameType | None) -> FrameType | None:
     while frame is not None and frame.f_code in codes:
         frame = frame.f_back
     return frame
+
+
+_HOW = ("foreach", "fused", "capturable", "differentiable", "maximize")  # not what it computes
+
+
+def _settings(group: dict[str, Any]) -> dict[str, Any]:
+    """A parameter group's hyperparameters (lr, momentum, betas, ...) as plain numbers."""
+    plain: dict[str, Any] = {}
+    for key, value in group.items():
+        if key in _HOW and not value:
+            continue
+        if isinstance(value, torch.Tensor) and value.numel() == 1:
+            value = value.item()
+        if isinstance(value, (bool, int, float)) or (
+                isinstance(value, tuple) and all(isinstance(v, (int, float)) for v in value)):
+            plain[key] = list(value) if isinstance(value, tuple) else value
+    return plain
 
 
 def _transformed(t: torch.Tensor) -> bool:

@@ -13,8 +13,26 @@ import torch
 
 from app.errors import TooLarge
 from app.graph.describing import describe_saved, describe_tensor, describe_variables, program_names
-from app.graph.model import Backward, Edge, Gradcheck, GradIn, Graph, Node, Nonfinite, Step
-from app.graph.recording import GraphRecorder, Produced, graph_too_large, saved_tensors, walk
+from app.graph.model import (
+    Backward,
+    Edge,
+    Gradcheck,
+    GradIn,
+    Graph,
+    Node,
+    Nonfinite,
+    OptimizerStep,
+    ParamStep,
+    Step,
+)
+from app.graph.recording import (
+    GraphRecorder,
+    OptimizerEvent,
+    Produced,
+    graph_too_large,
+    saved_tensors,
+    walk,
+)
 from app.runner.child.program import Execution
 from app.tensors import TensorReads, grad_fn_of, is_leaf_of, numel_budget, plain_number
 
@@ -100,7 +118,9 @@ class _Builder:
                      gradchecks=[Gradcheck(g.line, g.passed, g.message, g.analytical,
                                            g.numerical) for g in self.recorder.gradchecks],
                      first_nonfinite=self._first_nonfinite(),
-                     truncated=self.recorder.untraced_calls > 0)
+                     truncated=self.recorder.untraced_calls > 0,
+                     optimizer_steps=[self._optimizer_step(e)
+                                      for e in self.recorder.optimizer_events])
 
     # --- nodes ---------------------------------------------------------------------------------
 
@@ -184,11 +204,14 @@ class _Builder:
             if node is None or node.kind == "leaf":
                 continue
             for x in made.inputs:
+                # A number, or a tensor that does not require grad: a constant, or a cut
+                # (detach, no_grad) that already has its node, which feeds this one all the same.
                 if isinstance(x, (int, float)) or (isinstance(x, torch.Tensor)
-                                                  and not x.requires_grad
-                                                  and id(x) not in of_tensor):
-                    const = self._const(x)
-                    const.line = const.line or node.line
+                                                  and not x.requires_grad and x is not t):
+                    const = of_tensor.get(id(x)) if isinstance(x, torch.Tensor) else None
+                    if const is None:
+                        const = self._const(x)
+                        const.line = const.line or node.line
                     self._edge(const.id, node.id, "data", None)
 
     def _cut(self, made: Produced) -> Node | None:
@@ -273,6 +296,16 @@ class _Builder:
         roots = [self.of_tensor[id(r)].id for r in call.roots if id(r) in self.of_tensor]
         return Backward(call.index, call.kind, call.line, roots, call.create_graph,
                         call.retain_graph, steps, leaf_grads, call.error)
+
+    def _optimizer_step(self, event: OptimizerEvent) -> OptimizerStep:
+        params = []
+        for update in event.params:
+            node = self.of_tensor.get(id(update.param))
+            name = self._name_of.get(id(update.param)) or (node.name if node else None)
+            params.append(ParamStep(node.id if node else None, name or "param", update.before,
+                                    update.grad, update.after, update.state))
+        return OptimizerStep(event.kind, event.line, type(event.owner).__name__,
+                             event.after_call, event.settings, params, event.set_to_none)
 
     def _first_nonfinite(self) -> Nonfinite | None:
         for made in self.made.values():

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+from typing import Any
 
 import pytest
 import torch
@@ -114,3 +116,51 @@ def test_a_python_branch_on_x_explains_that_the_grid_runs_at_once(text: str) -> 
         evaluate(fn, (-1, 1), (-1, 1), 5, max_numel=1000)
     assert "data-dependent control flow" in caught.value.message
     assert caught.value.hint_key == "hint.vmap_control_flow"
+
+
+def _typed_back(name: str) -> str:
+    """The formula the descent page shows for a built-in, as a learner would paste it back: its
+    parameters (the valley's condition) written as their values."""
+    surface = SURFACES[name]
+    text = surface.formula
+    for param, value in surface.params.items():
+        text = re.sub(rf"\b{param}\b", repr(value), text)
+    return text
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_built_in_formula_typed_back_is_the_same_surface(name: str) -> None:
+    surface = SURFACES[name]
+    typed = evaluate(compile_expr(_typed_back(name), Limits()), surface.x_range,
+                     surface.y_range, 25, max_numel=1000)
+    built_in = evaluate(surface_fn(name), surface.x_range, surface.y_range, 25, max_numel=1000)
+    assert torch.allclose(torch.tensor(typed.z), torch.tensor(built_in.z), rtol=1e-5,
+                          atol=1e-4), name
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("x^2 + y^2", lambda x, y: x**2 + y**2),  # not x ** (2 + y) ** 2, as Python reads ^
+    ("-x^2", lambda x, y: -(x**2)),
+    ("(x - 1)^2 + 100*(y - x^2)^2", lambda x, y: (x - 1) ** 2 + 100 * (y - x**2) ** 2),
+    ("loss = x^2\nloss ^= 1", lambda x, y: x**2),
+])
+def test_a_caret_is_a_power_with_a_powers_precedence(text: str, expected: Any) -> None:
+    x, y = torch.linspace(-2, 2, 7), torch.linspace(-1, 3, 7)
+    assert torch.allclose(compile_expr(text, Limits())(x, y), expected(x, y))
+
+
+@pytest.mark.parametrize("text", ["sin(3*x) + cos(y)", "tan(x/4) * exp(-y) + log(2 + x)",
+                                  "sqrt(abs(x)) + tanh(y) + sigmoid(x) + pi - e"])
+def test_a_surface_speaks_the_names_its_formulas_use(text: str) -> None:
+    x, y = torch.tensor([0.5]), torch.tensor([0.25])
+    names = {"sin": torch.sin, "cos": torch.cos, "tan": torch.tan, "exp": torch.exp,
+             "log": torch.log, "sqrt": torch.sqrt, "abs": torch.abs, "tanh": torch.tanh,
+             "sigmoid": torch.sigmoid, "pi": math.pi, "e": math.e}
+    assert torch.allclose(compile_expr(text, Limits())(x, y), eval(text, names, {"x": x, "y": y}))
+
+
+def test_an_unknown_name_in_a_surface_says_which_names_it_may_use() -> None:
+    with pytest.raises(ProgramError) as caught:
+        compile_expr("sinh(x) + y", Limits())(torch.zeros(1), torch.zeros(1))
+    assert caught.value.hint_key == "hint.surface_names"
+    assert caught.value.line == 1 and "sinh" in caught.value.message

@@ -112,6 +112,35 @@ def test_s5_no_grad_builds_no_graph_and_shows_the_cut() -> None:
     assert cuts == {("model.weight", "outputs"), ("model.bias", "outputs")}
 
 
+_CUTS = """import torch
+
+x = torch.tensor(2.0, requires_grad=True)
+y = x * 3
+z = y.detach() * x
+with torch.no_grad():
+    w = x * 10
+loss = z + w
+loss.backward()
+"""
+
+
+def test_a_cut_value_feeds_the_op_that_uses_it() -> None:
+    g = run(_CUTS)
+    nodes = by_name(g)
+    ids = {n.id: n for n in g.nodes}
+    edges = {(ids[e.source].name or ids[e.source].value, ids[e.target].name, e.kind)
+             for e in g.edges}
+    # y.detach() is cut from y, and still feeds z; w, made under no_grad, still feeds loss.
+    detached = next(e for e in g.edges if e.kind == "detached" and ids[e.source].name == "y")
+    assert ids[detached.target].value == 6.0 and ids[detached.target].kind == "const"
+    assert (6.0, "z", "data") in edges
+    assert ("x", "w", "no_grad") in edges and ("w", "loss", "data") in edges
+    assert not nodes["w"].is_output and nodes["loss"].is_output
+    floating = [n for n in g.nodes if n.kind == "const"
+                and not any(e.source == n.id for e in g.edges)]
+    assert floating == []
+
+
 def test_s9_create_graph_builds_the_derivatives_own_graph() -> None:
     g = run(EXAMPLES["S9"].program)
     nodes = by_name(g)

@@ -102,6 +102,26 @@ class NonfiniteOut(BaseModel):
     where: Literal["value", "grad"]
 
 
+class ParamStepOut(BaseModel):
+    node: str | None = Field(description="The parameter's leaf in the graph, if drawn.")
+    name: str
+    before: Any = Field(description="step: the value before; zero_grad: the .grad before.")
+    grad: Any = Field(description="step: the .grad it read; zero_grad: null.")
+    after: Any = Field(description="step: the value after; zero_grad: the .grad after.")
+    state: dict[str, Any] = Field(description="The optimizer's state for it after the step: "
+                                              "momentum_buffer, exp_avg, exp_avg_sq, step.")
+
+
+class OptimizerStepOut(BaseModel):
+    kind: Literal["step", "zero_grad"]
+    line: int
+    optimizer: str = Field(description="The class: SGD, Adam, or a module for its zero_grad().")
+    after_call: int | None = Field(description="The backward call it follows (null: none yet).")
+    settings: dict[str, Any] = Field(description="The first parameter group's lr, momentum, ...")
+    params: list[ParamStepOut]
+    set_to_none: bool | None = Field(description="zero_grad: whether .grad became None.")
+
+
 class GraphResponse(BaseModel):
     device: str
     stdout: str
@@ -115,3 +135,5 @@ class GraphResponse(BaseModel):
     omitted: str | None = Field(None, description="Why the graph is not drawn (past the node "
                                                   "limit); the run's output and variables "
                                                   "still are.")
+    optimizer_steps: list[OptimizerStepOut] = Field(
+        default_factory=list, description="What each optimizer.step() and zero_grad() did.")
