@@ -10,7 +10,12 @@ from dataclasses import dataclass
 @dataclass(frozen=True, slots=True)
 class Link:
     lab: str  # graph | descent | training: the i18n key lessons.lab.<lab> names it
-    href: str
+    target: str  # the example, story or lesson it opens, which names the link beside its lab
+
+    @property
+    def href(self) -> str:
+        return {"graph": "/#ex={}", "descent": "/descent#preset={}",
+                "training": "/training#lesson={}"}[self.lab].format(self.target)
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,15 +28,15 @@ class Stop:
 
 
 def _graph(example: str) -> Link:
-    return Link("graph", f"/#ex={example}")
+    return Link("graph", example)
 
 
 def _descent(preset: str) -> Link:
-    return Link("descent", f"/descent#preset={preset}")
+    return Link("descent", preset)
 
 
 def _training(lesson: str) -> Link:
-    return Link("training", f"/training#lesson={lesson}")
+    return Link("training", lesson)
 
 
 TUTORIAL: tuple[Stop, ...] = (

@@ -1,19 +1,17 @@
 // The descent lab: optimizers racing down a loss surface. This module wires things up:
-// read state (the URL) → fetch the grid and the race → render; the drawing is in descent/render.js.
+// read state (the URL) → fetch the grid and the race → render; the drawing is in descent/render.js,
+// the run editor in descent/form.js, each optimizer's colour and marker in descent/style.js.
 
-import { ApiError, markStale, postJSON, renderFailure } from "./api.js";
-import { readState, writeState } from "./urlstate.js";
-import { COLORS, RULES, fmt, moveCursor, renderCharts, renderSurface, stepValues } from "./descent/render.js";
+import { markStale, postJSON } from "./api.js";
+import { copyLink, t } from "./page.js";
+import { changed, followHash, readState, writeState } from "./urlstate.js";
+import { fmt, moveCursor, renderCharts, renderSurface, showFrameOnSurface } from "./descent/render.js";
+import { canon, readRunEditor, renderRunEditor, wireRunEditor } from "./descent/form.js";
+import { renderError, renderLegend, renderRules, showLegendFrame } from "./descent/panels.js";
+import { SURFACES, formulaOf, presetState, ranges, runsList, startPoint, surfaceBody } from "./descent/setup.js";
 
-const page = JSON.parse(document.getElementById("page-data").textContent);
 const $ = (id) => document.getElementById(id);
-const SURFACES = Object.fromEntries(page.surfaces.map((s) => [s.name, s]));
-const PRESETS = Object.fromEntries(page.presets.map((p) => [p.id, p]));
-const OPTIMIZERS = ["sgd", "momentum", "nesterov", "adam", "adamw", "rmsprop", "adagrad"];
-const SCHEDULERS = ["", "step", "multistep", "exponential", "cosine", "plateau", "onecycle", "warmup"];
-const CLIPS = ["", "norm", "value"];
 const DEFAULT_PRESET = "rosenbrock";
-const CUSTOM_RANGE = [-3, 3];
 
 // Every view is a link: this table is the whole of the page's state in the URL.
 const FIELDS = [
@@ -31,6 +29,8 @@ const FIELDS = [
   { name: "speed", type: Number, default: 1 },
   { name: "k", type: Number, default: 0 },
 ];
+// What a race depends on: a change to any of these races again; the rest only redraws.
+const RACE = ["surface", "param", "expr", "start", "steps", "noise", "sweep", "runs"];
 
 const state = {
   preset: "", surface: "rosenbrock", param: "", expr: "", start: "", steps: 200, noise: 0,
@@ -38,53 +38,7 @@ const state = {
   grid: null, gridKey: "", race: null, basinsMap: null, timer: null, busy: false, clicks: false,
 };
 
-function t(key, params = {}) {
-  const text = page.strings[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
-}
-
 // --- The form ---------------------------------------------------------------------------------
-
-function applyPreset(id) {
-  const preset = PRESETS[id];
-  if (!preset) return;
-  const surface = SURFACES[preset.surface];
-  Object.assign(state, {
-    preset: id, surface: preset.surface, expr: "", noise: preset.noise ?? 0, sweep: false,
-    steps: preset.steps, start: preset.start.join(","), runs: JSON.stringify(preset.runs), k: 0,
-    param: preset.params ? String(Object.values(preset.params)[0]) : "",
-  });
-  if (!surface) state.param = "";
-}
-
-function surfaceBody() {
-  if (state.surface === "custom") return { surface: { expr: state.expr } };
-  const surface = SURFACES[state.surface];
-  const names = Object.keys(surface.params);
-  const value = Number(state.param);
-  const params = names.length && state.param !== "" && Number.isFinite(value) ? { [names[0]]: value } : {};
-  return { surface: state.surface, params };
-}
-
-function ranges() {
-  const surface = SURFACES[state.surface];
-  return surface ? { x_range: surface.x_range, y_range: surface.y_range }
-    : { x_range: CUSTOM_RANGE, y_range: CUSTOM_RANGE };
-}
-
-function startPoint() {
-  const parts = state.start.split(",").map(Number);
-  if (parts.length === 2 && parts.every(Number.isFinite)) return parts;
-  return SURFACES[state.surface]?.start ?? [1, 1];
-}
-
-function runsList() {
-  try {
-    const runs = JSON.parse(state.runs || "[]");
-    if (Array.isArray(runs) && runs.length) return runs;
-  } catch { /* a hand-edited link: fall back to one plain run */ }
-  return [{ optimizer: "adam", lr: 0.05 }];
-}
 
 function showForm() {
   $("preset").value = state.preset;
@@ -96,10 +50,11 @@ function showForm() {
     $("param-name").textContent = names[0];
     $("param").value = state.param || surface.params[names[0]];
   }
-  $("formula").textContent = surface ? `f(x, y) = ${surface.formula}` : "";
+  $("formula-text").textContent = surface ? `f(x, y) = ${formulaOf(surface, state.param)}` : "";
+  $("formula").hidden = !surface;
   $("expr-box").hidden = state.surface !== "custom";
   $("expr").value = state.expr;
-  const [x, y] = startPoint();
+  const [x, y] = startPoint(state);
   $("start-x").value = x;
   $("start-y").value = y;
   $("steps").value = state.steps;
@@ -108,71 +63,16 @@ function showForm() {
   $("speed").value = String(state.speed);
   for (const radio of document.querySelectorAll('input[name="view"]')) radio.checked = radio.value === state.view;
   $("basins").setAttribute("aria-pressed", String(state.basins));
+  showStory();
+  renderRunEditor($("runs"), runsList(state), { sweep: state.sweep });
+}
+
+// A story's text stays only while the setup is the story's.
+function showStory() {
   const story = state.preset ? `descent.preset.${state.preset}.story` : "";
   $("story").hidden = !story;
   $("story").textContent = story ? t(story) : "";
-  renderRunEditor(runsList());
-}
-
-const options = (items, value, label = (v) => v) =>
-  items.map((v) => `<option value="${v}"${v === value ? " selected" : ""}>${label(v)}</option>`).join("");
-
-// One row per run: optimizer, lr, y's own lr, torch keyword arguments, scheduler, clip, label.
-function renderRunEditor(runs) {
-  const box = $("runs");
-  box.replaceChildren();
-  runs.forEach((run, r) => {
-    const { optimizer, lr, lr_y: lrY, scheduler, clip, label, ...rest } = run;
-    const { kind: sKind = "", ...sArgs } = scheduler ?? {};
-    const row = document.createElement("div");
-    row.className = "run-row";
-    row.dataset.run = r;
-    row.innerHTML = `
-      <span class="swatch" style="background:${COLORS[r % COLORS.length]}"></span>
-      <select class="optimizer" aria-label="${t("descent.run.optimizer")}">${options(OPTIMIZERS, optimizer)}</select>
-      <label>lr <input class="lr" type="number" step="any" size="6"></label>
-      <label>${t("descent.run.lr_y")} <input class="lr_y" type="number" step="any" size="6"></label>
-      <label>${t("descent.run.options")} <input class="options" size="16" placeholder="weight_decay=0.01"></label>
-      <select class="scheduler" aria-label="${t("descent.run.scheduler")}">${options(SCHEDULERS, sKind, (v) => v || t("descent.run.scheduler.none"))}</select>
-      <input class="scheduler-args" size="14" placeholder="step_size=100" aria-label="${t("descent.run.scheduler")}">
-      <select class="clip" aria-label="${t("descent.run.clip")}">${options(CLIPS, clip?.kind ?? "", (v) => v || t("descent.run.clip.none"))}</select>
-      <input class="clip-max" type="number" step="any" size="4" aria-label="${t("descent.run.clip.max")}">
-      <input class="label" size="14" placeholder="${t("descent.run.label")}" aria-label="${t("descent.run.label")}">
-      <button type="button" class="remove icon" aria-label="${t("descent.run.remove")}">✕</button>`;
-    row.querySelector(".lr").value = lr ?? "";
-    row.querySelector(".lr_y").value = lrY ?? "";
-    row.querySelector(".options").value = pairs(rest);
-    row.querySelector(".scheduler-args").value = pairs(sArgs);
-    row.querySelector(".clip-max").value = clip?.max ?? "";
-    row.querySelector(".label").value = label ?? "";  // user text: a value, never innerHTML
-    box.append(row);
-  });
-}
-
-const pairs = (obj) => Object.entries(obj).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ");
-
-function parsePairs(text) {
-  const out = {};
-  for (const part of text.split(/,(?![^[]*\])/)) {
-    const [key, ...value] = part.split("=");
-    if (!key.trim()) continue;
-    const raw = value.join("=").trim();
-    try { out[key.trim()] = JSON.parse(raw); } catch { out[key.trim()] = raw; }
-  }
-  return out;
-}
-
-function readRunEditor() {
-  return [...$("runs").querySelectorAll(".run-row")].map((row) => {
-    const value = (cls) => row.querySelector(cls).value.trim();
-    const run = { optimizer: value(".optimizer"), ...parsePairs(value(".options")) };
-    if (value(".lr") !== "") run.lr = Number(value(".lr"));
-    if (value(".lr_y") !== "") run.lr_y = Number(value(".lr_y"));
-    if (value(".scheduler")) run.scheduler = { kind: value(".scheduler"), ...parsePairs(value(".scheduler-args")) };
-    if (value(".clip")) run.clip = { kind: value(".clip"), max: Number(value(".clip-max") || 1) };
-    if (value(".label")) run.label = value(".label");
-    return run;
-  });
+  $("preset").value = state.preset;
 }
 
 function readForm() {
@@ -183,7 +83,23 @@ function readForm() {
   state.steps = Math.max(1, Math.min(5000, Math.round(Number($("steps").value) || 200)));
   state.noise = Math.max(0, Number($("noise").value) || 0);
   state.sweep = $("sweep").checked;
-  state.runs = JSON.stringify(readRunEditor());
+  state.runs = JSON.stringify(readRunEditor($("runs"), { sweep: state.sweep }));
+}
+
+// The setup was edited, or Race pressed: it races again, and stays a story only while it is one.
+function edited() {
+  readForm();
+  if (!isStory(state.preset)) state.preset = "";
+  showStory();
+  race();
+}
+
+// Whether the form still holds the story's setup (its labels aside).
+function isStory(id) {
+  const story = presetState(id);
+  if (!story.preset) return false;
+  const same = (name) => (name === "runs" ? canon(JSON.parse(story.runs)) === canon(runsList(state)) : String(story[name]) === String(state[name]));
+  return RACE.filter((name) => name !== "expr").every(same);
 }
 
 // --- Fetch and render -------------------------------------------------------------------------
@@ -196,20 +112,21 @@ async function race({ keepFrame = false } = {}) {
   const refocus = document.activeElement === $("race");
   $("race").disabled = true;
   $("race").textContent = t("descent.racing");
-  showError(null);
   try {
     // Nothing is kept until every answer is in: a failure leaves the last race whole.
-    const surface = surfaceBody();
+    const surface = surfaceBody(state);
     const key = JSON.stringify(surface);
     const fresh = key !== state.gridKey;
-    const grid = fresh ? await postJSON("/api/surface", { ...surface, ...ranges(), resolution: 100 }) : state.grid;
-    const result = await postJSON("/api/descent", { ...surface, start: startPoint(), steps: state.steps,
-      runs: runsList(), noise: state.noise, sweep: state.sweep });
+    const grid = fresh ? await postJSON("/api/surface", { ...surface, ...ranges(state), resolution: 100 }) : state.grid;
+    const result = await postJSON("/api/descent", { ...surface, start: startPoint(state), steps: state.steps,
+      runs: runsList(state), noise: state.noise, sweep: state.sweep });
     let basinsMap = fresh ? null : state.basinsMap;
     if (state.basins && !basinsMap) basinsMap = await fetchBasins();
     Object.assign(state, { grid, gridKey: key, race: result, basinsMap });
     if (!keepFrame) state.k = 0;
     state.k = Math.min(state.k, lastFrame());
+    showError(null);
+    if (state.sweep) showSwept(result.runs);
     await render();
     markStale($("result"), null);
     document.body.dataset.races = String(Number(document.body.dataset.races ?? 0) + 1);
@@ -217,6 +134,7 @@ async function race({ keepFrame = false } = {}) {
     showError(err, () => race({ keepFrame }));
     // What is drawn is the last race that arrived, not the one the form now asks for.
     markStale($("result"), state.race ? t("net.stale") : null);
+    document.body.dataset.failures = String(Number(document.body.dataset.failures ?? 0) + 1);
   } finally {
     state.busy = false;
     $("race").disabled = false;
@@ -226,9 +144,16 @@ async function race({ keepFrame = false } = {}) {
   }
 }
 
+// The sweep picked each run's lr: the form and the link say the lr that raced.
+function showSwept(runs) {
+  const swept = runs.map((run) => run.sweep?.picked);
+  state.runs = JSON.stringify(runsList(state).map((run, r) => (swept[r] === undefined ? run : { ...run, lr: swept[r] })));
+  renderRunEditor($("runs"), runsList(state), { sweep: true, swept });
+}
+
 function fetchBasins() {
-  const run = runsList()[0];
-  return postJSON("/api/basins", { ...surfaceBody(), ...ranges(), resolution: 40,
+  const run = runsList(state)[0];
+  return postJSON("/api/basins", { ...surfaceBody(state), ...ranges(state), resolution: 40,
     steps: Math.min(state.steps, 300), run: { optimizer: run.optimizer, lr: run.lr } });
 }
 
@@ -250,105 +175,34 @@ const chartStrings = () => ({ loss: t("descent.chart.loss"), lr: t("descent.char
 async function render() {
   const runs = state.race.runs;
   await renderSurface($("plot"), state.grid, runs, { view: state.view, frame: state.k,
-    basins: state.basins ? state.basinsMap : null, strings: { loss: t("descent.col.loss") } });
+    basins: state.basins ? state.basinsMap : null, minima: SURFACES[state.surface]?.minima ?? [],
+    strings: { loss: t("descent.col.loss"), minimum: t("descent.minimum") } });
+  $("minimum-note").hidden = !SURFACES[state.surface]?.minima.length;
   // Plotly gives the element its .on once it has drawn there: the first race may have failed.
   if (!state.clicks) state.clicks = Boolean($("plot").on?.("plotly_click", onPlotClick));
   await renderCharts(charts(), runs, state.k, chartStrings());
-  renderLegend(runs);
-  renderRules(runs);
+  renderLegend($("legend").querySelector("tbody"), runs);
+  renderRules($("rules"), runs);
   $("scrub").max = String(lastFrame());
   showFrame();
 }
 
-function renderLegend(runs) {
-  const body = $("legend").querySelector("tbody");
-  body.replaceChildren();
-  runs.forEach((run, r) => {
-    const row = document.createElement("tr");
-    row.dataset.run = r;
-    const name = document.createElement("td");
-    const swatch = document.createElement("span");
-    swatch.className = "swatch";
-    swatch.style.background = COLORS[r % COLORS.length];
-    const label = document.createElement("strong");
-    label.textContent = run.label;
-    const settings = document.createElement("div");
-    settings.className = "muted settings";
-    const notes = [Object.entries(run.settings).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join("/") : v}`).join(" ")];
-    if (run.sweep) notes.push(t("descent.swept", { lr: fmt(run.sweep.picked) }));
-    if (run.diverged_at !== null) notes.push(t("descent.diverged", { k: run.diverged_at }));
-    settings.textContent = notes.join(" · ");
-    name.append(swatch, label, settings);
-    row.append(name);
-    for (const cls of ["point", "loss", "lr", "grad", "state"]) {
-      const cell = document.createElement("td");
-      cell.className = cls;
-      row.append(cell);
-    }
-    body.append(row);
-  });
+function showError(err, retry) {
+  renderError([$("error"), $("plot-error")], err, { retry, kept: Boolean(state.race) });
+  // Where neither copy is on screen (a phone, scrolled to the plot), bring the form's to it.
+  const seen = (el) => { const r = el.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; };
+  if (err && !seen($("error")) && !seen($("plot-error"))) $("error").scrollIntoView({ block: "center" });
 }
 
-function renderRules(runs) {
-  const list = $("rules");
-  list.replaceChildren();
-  for (const name of [...new Set(runs.map((run) => run.optimizer))]) {
-    const dt = document.createElement("dt");
-    dt.textContent = name;
-    const dd = document.createElement("dd");
-    dd.textContent = RULES[name] ?? "";
-    list.append(dt, dd);
-  }
-}
-
-// Step k everywhere at once: markers, travelled paths, chart cursors, legend numbers.
+// Step k everywhere at once: markers, travelled paths and labels, chart cursors, legend numbers.
 function showFrame() {
   const runs = state.race?.runs ?? [];
-  const plot = $("plot");
-  const perRun = state.view === "3d" ? 2 : 3;
-  const first = plot.data ? plot.data.length - runs.length * perRun : 0;
-  const update = { x: [], y: [], z: [] };
-  const indices = [];
-  runs.forEach((run, r) => {
-    const k = Math.min(state.k, run.points.length - 1);
-    const xs = run.points.slice(0, k + 1).map((p) => Number(p[0]));
-    const ys = run.points.slice(0, k + 1).map((p) => Number(p[1]));
-    const zs = run.loss.slice(0, k + 1).map(Number);
-    const at = first + r * perRun + (perRun - 2);
-    update.x.push(xs, [xs[k]]);
-    update.y.push(ys, [ys[k]]);
-    update.z.push(zs, [zs[k]]);
-    indices.push(at, at + 1);
-  });
-  if (state.view !== "3d") delete update.z;
-  if (plot.data && indices.length) Plotly.restyle(plot, update, indices);
+  showFrameOnSurface($("plot"), runs, state.k);
   moveCursor(charts(), state.k);
-  for (const row of $("legend").querySelectorAll("tbody tr")) {
-    const run = runs[Number(row.dataset.run)];
-    row.classList.toggle("diverged", run.diverged_at !== null && state.k >= run.diverged_at);
-    const values = stepValues(run, state.k);
-    for (const [cls, text] of Object.entries(values)) row.querySelector(`.${cls}`).textContent = text;
-  }
+  showLegendFrame($("legend").querySelector("tbody"), runs, state.k);
   $("scrub").value = String(state.k);
   $("position").textContent = t("descent.position", { k: state.k, n: lastFrame() });
   document.body.dataset.frame = String(state.k);
-}
-
-function showError(err, retry) {
-  const box = $("error");
-  if (err?.retry) return renderFailure(box, err, t, retry);
-  box.hidden = !err;
-  box.replaceChildren();
-  if (!err) return;
-  const message = document.createElement("p");
-  message.className = "error-message";
-  message.textContent = err instanceof ApiError && err.line ? `${err.message} (line ${err.line})` : err.message;
-  box.append(message);
-  if (err.hint) {
-    const hint = document.createElement("p");
-    hint.textContent = err.hint;
-    box.append(hint);
-  }
 }
 
 // --- Playback ---------------------------------------------------------------------------------
@@ -381,14 +235,14 @@ function pause() {
 }
 
 function save() {
-  writeState(FIELDS, state);
+  return writeState(FIELDS, state);
 }
 
 // --- Wiring -----------------------------------------------------------------------------------
 
 $("preset").addEventListener("change", () => {
   if (!$("preset").value) return;
-  applyPreset($("preset").value);
+  Object.assign(state, presetState($("preset").value));
   state.basinsMap = null;
   showForm();
   race();
@@ -400,26 +254,34 @@ $("surface").addEventListener("change", () => {
   state.start = "";
   const surface = SURFACES[state.surface];
   if (surface) {
-    // Each run takes the lr that suits this surface; a preset's label would now be wrong.
-    state.runs = JSON.stringify(runsList().map(({ label, ...run }) =>
+    // Each run takes the lr that suits this surface; a story's label would now be wrong.
+    state.runs = JSON.stringify(runsList(state).map(({ label, ...run }) =>
       ({ ...run, lr: surface.lr[run.optimizer] ?? run.lr })));
   }
   showForm();
   if (state.surface !== "custom") race();
 });
-$("race").addEventListener("click", () => { readForm(); state.preset = ""; race(); });
-$("add-run").addEventListener("click", () => {
-  const runs = readRunEditor();
-  const optimizer = OPTIMIZERS[runs.length % OPTIMIZERS.length];
-  runs.push({ optimizer, lr: SURFACES[state.surface]?.lr[optimizer] ?? 0.01 });
-  renderRunEditor(runs);
+// Start from the formula on show: the learner edits it as their own surface.
+$("formula-edit").addEventListener("click", () => {
+  const surface = SURFACES[state.surface];
+  if (!surface) return;
+  state.expr = formulaOf(surface, state.param);
+  state.surface = "custom";
+  state.preset = "";
+  showForm();
+  $("expr").focus();
 });
-$("runs").addEventListener("click", (event) => {
-  const remove = event.target.closest(".remove");
-  if (!remove) return;
-  const runs = readRunEditor();
-  if (runs.length > 1) runs.splice(Number(remove.closest(".run-row").dataset.run), 1);
-  renderRunEditor(runs);
+$("race").addEventListener("click", () => edited());
+$("expr").addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && (e.ctrlKey || e.metaKey)) edited();
+});
+// A change to the setup races again at once, so the plot and its legend always say what the
+// form says (the surface's text waits for Race: it may be half typed).
+for (const id of ["param", "start-x", "start-y", "steps", "noise", "sweep"]) $(id).addEventListener("change", edited);
+wireRunEditor($("runs"), $("add-run"), {
+  onEdit: edited,
+  sweep: () => state.sweep,
+  lrFor: (name) => SURFACES[state.surface]?.lr[name],
 });
 $("play").addEventListener("click", () => (state.timer ? pause() : play()));
 $("back").addEventListener("click", () => { pause(); setFrame(state.k - 1); save(); });
@@ -436,8 +298,8 @@ $("basins").addEventListener("click", () => {
   showBasins();
 });
 $("copy-link").addEventListener("click", async () => {
-  const url = await writeState(FIELDS, state);
-  await navigator.clipboard?.writeText(new URL(url, location.href).href).catch(() => {});
+  const url = await save();
+  await copyLink($("copy-link"), new URL(url, location.href).href);
 });
 // The start is where the learner clicks on the contour.
 function onPlotClick(event) {
@@ -445,18 +307,24 @@ function onPlotClick(event) {
   if (!point || state.view === "3d" || state.busy) return;
   state.start = `${fmt(point.x)},${fmt(point.y)}`;
   state.preset = "";
-  state.runs = JSON.stringify(readRunEditor());
+  state.runs = JSON.stringify(readRunEditor($("runs")));
   showForm();
   race();
 }
 
-async function init() {
-  Object.assign(state, await readState(FIELDS));
-  // A bare #preset=<id> link (from /lessons) names a story: fill in its surface and runs.
-  if (!location.hash) applyPreset(DEFAULT_PRESET);
-  else if (state.preset && !state.runs) applyPreset(state.preset);
+// The address names the view: a story link (#preset=<id>, from /lessons) fills in its surface
+// and runs; the step k it names is kept.
+async function open(next) {
+  const before = { ...state };
+  Object.assign(state, next);
+  if (!location.hash || (state.preset && !next.runs)) Object.assign(state, presetState(state.preset || DEFAULT_PRESET));
+  const diff = changed(FIELDS, before, state);
   showForm();
-  await race({ keepFrame: true });
+  if (!state.race || RACE.some((name) => diff.has(name))) return race({ keepFrame: true });
+  if (diff.has("view") || diff.has("basins")) await showBasins();
+  setFrame(state.k);
 }
 
-window.addEventListener("load", init);
+// A link pasted into this tab, or the class mode's teacher moving on, changes only the hash.
+followHash(FIELDS, (next) => open(next));
+window.addEventListener("load", async () => open(await readState(FIELDS)));

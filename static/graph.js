@@ -3,13 +3,15 @@
 // arithmetic live in static/graph/, as plain functions over the API's JSON.
 
 import { ApiError, markStale, postJSON, renderFailure } from "./api.js";
-import { readState, writeState } from "./urlstate.js";
+import { copyLink, page, t } from "./page.js";
+import { changed, followHash, readState, writeState } from "./urlstate.js";
 import { buildView, layoutView } from "./graph/layout.js";
-import { initialRange, labelMode, renderGraph } from "./graph/draw.js";
-import { fmt, matches, nodeName, questions, stepView } from "./graph/steps.js";
-import { h, renderAsk, renderChain, renderError, renderGradchecks, renderInspector, renderLeafGrads } from "./graph/panels.js";
+import { centreOf, hoverTexts, initialRange, labelMode, rangeShowing, renderGraph, zoomRange } from "./graph/draw.js";
+import { knownGrad, questions, stepView } from "./graph/steps.js";
+import { renderOptimEvent } from "./graph/optim.js";
+import { makeStepper, wireStepper } from "./graph/stepper.js";
+import { h, renderAsk, renderChain, renderError, renderGradchecks, renderInspector, renderLeafGrads, renderNotes } from "./graph/panels.js";
 
-const page = JSON.parse(document.getElementById("page-data").textContent);
 const $ = (id) => document.getElementById(id);
 const DEFAULT_LESSON = "S2";
 
@@ -30,11 +32,8 @@ const state = {
   revision: 0, range: null, mode: "full", timer: null, asking: null, verdict: null, runs: 0,
 };
 
-function t(key, params = {}, fallback = key) {
-  const text = page.strings[key];
-  if (text === undefined) return fallback;
-  return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
-}
+// The stepper's controls: First, Back, Next (predict first, then reveal), Last, Play.
+const stepper = makeStepper(state, { render: () => renderSteps(), save: () => save() });
 
 const editor = CodeMirror.fromTextArea($("code"), {
   mode: "python", lineNumbers: true, lineWrapping: true, indentUnit: 4, matchBrackets: true, viewportMargin: Infinity,
@@ -52,7 +51,7 @@ editor.on("change", () => {
 
 // A shared link restores its step; a run the learner starts begins at the first one.
 async function run({ restore = false } = {}) {
-  pause();
+  stepper.pause();
   // Only the latest run may draw: a learner flicking through examples must not see an
   // earlier, slower answer land on top of the program now in the editor.
   const seq = ++state.runs;
@@ -97,7 +96,7 @@ function show(graph, error) {
   state.verdict = null;
   const calls = graph?.backward ?? [];
   state.call = Math.min(state.call, Math.max(0, calls.length - 1));
-  state.step = Math.min(state.step, calls[state.call]?.steps.length ?? 0);
+  state.step = calls.length ? Math.min(state.step, stepper.total()) : 0;  // a step() or zero_grad() counts
   $("status").textContent = error ? t("graph.failed") : t("graph.ran", { device: graph.device });
   renderError($("error"), error, t);
   markLine(error?.line ?? null);
@@ -120,7 +119,7 @@ function markLine(line) {
 
 // --- The graph -----------------------------------------------------------------------------
 
-function layout() {
+function layout({ fitAll = false, focus = null } = {}) {
   const el = $("graph");
   const nodes = state.graph?.nodes ?? [];
   $("graph-empty").hidden = nodes.length > 0;
@@ -128,11 +127,13 @@ function layout() {
   const view = buildView(state.graph ?? { nodes: [], edges: [] }, { simple: state.simple, expanded: state.expanded });
   state.laid = layoutView(view, el.clientWidth < 600 ? "TB" : "LR");
   state.view = view;
-  state.range = initialRange(state.laid, el.clientWidth || 600, el.clientHeight || 400);
-  state.hover = hoverTexts(state.laid);
+  const around = focus && centreOf(state.laid.nodes.filter(focus));
+  state.range = initialRange(state.laid, el.clientWidth || 600, el.clientHeight || 400, { fitAll, focus: around });
+  state.hover = hoverTexts(state.laid, t);
   state.revision += 1;
   state.mode = labelMode((el.clientWidth || 600) / (state.range.x[1] - state.range.x[0]));
-  renderNotes();
+  state.followed = null;  // the first draw of a layout shows the range chosen here
+  renderNotes($("notes"), state.graph, t);
   renderSteps();
 }
 
@@ -143,61 +144,42 @@ function draw(sv) {
   for (const leaf of sv?.leaves ?? []) if (leaf.now !== null && leaf.touched) leafGrads.set(box(leaf.id), leaf.now);
   const active = new Set();
   if (sv?.active) active.add(box(sv.active.node));
+  else if (sv?.event) sv.event.params.forEach((p) => p.node && active.add(box(p.node)));
   else if (sv && sv.pos === 0 && sv.total) sv.call.roots.forEach((id) => active.add(box(id)));
   const flow = (sv?.flow ?? []).map((f) => ({ ...f, source: box(f.source), target: box(f.target) }));
   const nonfinite = g?.first_nonfinite ? box(g.first_nonfinite.node) : null;
+  // Follow the step, not a redraw: a new layout or zoom keeps the view the learner chose.
+  const key = [...active].join();
+  const moved = state.followed !== null && key !== state.followed;
+  state.followed = key;
   renderGraph($("graph"), state.laid, {
     active, leafGrads, flow, nonfinite, selected: state.selected && box(state.selected),
     mode: state.mode, range: state.range, revision: state.revision, hover: state.hover,
-  }).then(() => follow(active));
+  }).then(() => moved && follow(active));
+}
+
+// Fit all, or zoom about the centre: a new range the next draw applies.
+function showRange(range) {
+  state.range = range;
+  state.revision += 1;
+  state.mode = labelMode(($("graph").clientWidth || 600) / (range.x[1] - range.x[0]));
+  renderSteps();
 }
 
 // Keep the active node in view: on a long graph the stepper walks off the screen.
 function follow(ids) {
-  const v = state.laid.nodes.find((n) => ids.has(n.id));
-  const { x, y } = state.range;
-  const [top, bottom] = [Math.min(...y), Math.max(...y)];
-  if (!v || (v.x >= x[0] && v.x <= x[1] && v.y >= top && v.y <= bottom)) return;
-  const halfW = (x[1] - x[0]) / 2;
-  const halfH = (bottom - top) / 2;
-  Plotly.relayout($("graph"), { "xaxis.range": [v.x - halfW, v.x + halfW], "yaxis.range": [v.y + halfH, v.y - halfH] });
-}
-
-function hoverTexts(laid) {
-  const out = {};
-  const esc = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;");
-  for (const v of laid.nodes) {
-    if (v.kind === "module") {
-      out[v.id] = esc(t("graph.module.hover", { module: v.label, count: v.members.length }));
-      continue;
-    }
-    const n = v.node;
-    const lines = [`<b>${esc(nodeName(n))}</b>${n.op ? " · " + esc(n.op) : ""}`, `${t("graph.inspect.value")}: ${esc(fmt(n.value, 6))}`];
-    if (n.grad !== null && n.grad !== undefined) lines.push(`${t("graph.inspect.grad")}: ${esc(fmt(n.grad, 6))}`);
-    if (n.shape) lines.push(`${t("graph.inspect.shape")}: ${esc(JSON.stringify(n.shape))}`);
-    out[v.id] = lines.join("<br>");
-  }
-  return out;
-}
-
-function renderNotes() {
-  const g = state.graph;
-  const notes = [];
-  if (g?.first_nonfinite) {
-    const node = g.nodes.find((n) => n.id === g.first_nonfinite.node);
-    notes.push(h("p", { class: "note bad" }, t(`graph.nonfinite.${g.first_nonfinite.where}`, { node: nodeName(node) })));
-  }
-  if (g?.truncated) notes.push(h("p", { class: "note" }, t("graph.truncated")));
-  if (g?.omitted) notes.push(h("p", { class: "note" }, t("graph.omitted", { why: g.omitted })));
-  $("notes").replaceChildren(...notes);
+  const range = rangeShowing(state.range, state.laid.nodes.find((n) => ids.has(n.id)));
+  if (range) Plotly.relayout($("graph"), { "xaxis.range": range.x, "yaxis.range": range.y });
 }
 
 function onGraphClick(event) {
   const id = event.points?.[0]?.customdata;
   if (!id) return;
   if (id.startsWith("module:")) {
-    state.expanded.add(id.split(":")[1]);
-    layout();
+    const module = id.split(":")[1];
+    state.expanded.add(module);
+    // Keep what was opened on screen: centre on its nodes.
+    layout({ focus: (v) => v.node?.module?.split(".")[0] === module });
     return;
   }
   state.selected = id;
@@ -208,12 +190,12 @@ function onRelayout() {
   const { xaxis, yaxis } = $("graph").layout ?? {};
   if (!xaxis?.range || !yaxis?.range || !state.laid) return;
   // The view the learner panned or zoomed to is the one every later redraw keeps.
+  const before = state.range;
   state.range = { x: [...xaxis.range], y: [...yaxis.range] };
-  const mode = labelMode($("graph").clientWidth / (xaxis.range[1] - xaxis.range[0]));
-  if (mode !== state.mode) {
-    state.mode = mode;
-    renderSteps();
-  }
+  state.mode = labelMode($("graph").clientWidth / (xaxis.range[1] - xaxis.range[0]));
+  // The labels are sized to the zoom: draw again when it changed.
+  const width = (r) => Math.abs(r.x[1] - r.x[0]);
+  if (!before || Math.abs(width(before) / width(state.range) - 1) > 0.02) renderSteps();
 }
 
 // --- The backward stepper ------------------------------------------------------------------
@@ -236,11 +218,12 @@ function renderSteps() {
     $("next").disabled = $("last").disabled = $("play").disabled = sv.done;
   }
   $("position").textContent = sv ? t("graph.step.position", { pos: sv.pos, total: sv.total }) : "";
-  renderChain($("chain"), g, sv, t);
+  if (sv?.event) renderOptimEvent($("chain"), sv.event, t);
+  else renderChain($("chain"), g, sv, t, state.error);
   renderLeafGrads($("leafgrads"), sv, t);
-  renderAsk($("ask"), state, sv, t, { onCheck: check, onSkip: () => { state.asking = null; reveal(); } });
+  renderAsk($("ask"), state, sv, t, { onCheck: stepper.check, onSkip: () => { state.asking = null; stepper.reveal(); } });
   const node = g?.nodes.find((n) => n.id === state.selected) ?? null;
-  renderInspector($("inspector"), node, node && sv ? sv.nodeGrads.get(node.id) ?? sv.leaves.find((l) => l.id === node.id)?.now : null, t, {
+  renderInspector($("inspector"), node, node && knownGrad(node, sv), t, {
     onClose: () => { state.selected = null; renderSteps(); },
     onLine: (line) => { editor.focus(); editor.setCursor({ line: line - 1, ch: 0 }); },
     onCollapse: (module) => { state.expanded.delete(module); state.selected = null; layout(); },
@@ -249,67 +232,12 @@ function renderSteps() {
   else Plotly.react($("graph"), [], { xaxis: { visible: false }, yaxis: { visible: false }, margin: { l: 0, r: 0, t: 0, b: 0 } }, { displaylogo: false });
 }
 
-function check(form) {
-  const results = state.asking.map((q, i) => ({ q, right: matches(form.elements[`q${i}`].value, q.expected) }));
-  const right = results.every((r) => r.right);
-  state.verdict = { right, text: right ? t("graph.predict.right")
-    : t("graph.predict.wrong", { expected: results.map((r) => `${r.q.label}: ${fmt(r.q.expected, 6)}`).join(", ") }) };
-  state.asking = null;
-  reveal();
-}
-
-function go(step) {
-  state.asking = null;
-  state.step = step;
-  renderSteps();
-  save();
-}
-
-function reveal() {
-  go(state.step + 1);
-}
-
-function next() {
-  const call = state.graph?.backward?.[state.call];
-  if (!call || state.step >= call.steps.length) return pause();
-  if (state.predict && !state.asking) {
-    const step = call.steps[state.step];
-    const after = stepView(state.graph, state.call, state.step + 1).leaves.find((l) => l.id === step.node)?.now;
-    const qs = questions(state.graph, call, step, after);
-    if (qs.length) {
-      pause();
-      state.verdict = null;
-      state.asking = qs;
-      renderSteps();
-      return;
-    }
-  }
-  state.verdict = null;
-  reveal();
-}
-
-function play() {
-  if (state.timer) return pause();
-  $("play").textContent = t("graph.step.pause");
-  $("play").setAttribute("aria-pressed", "true");
-  next();
-  state.timer = setInterval(() => (state.asking ? pause() : next()), 1200 / state.speed);
-}
-
-function pause() {
-  clearInterval(state.timer);
-  state.timer = null;
-  $("play").textContent = t("graph.step.play");
-  $("play").setAttribute("aria-pressed", "false");
-}
-
 // --- State in the URL ----------------------------------------------------------------------
 
 async function save() {
   const code = editor.getValue();
   const lesson = page.lessons[state.ex];
   await writeState(FIELDS, { ...state, code: lesson && lesson.program === code ? "" : code });
-  document.querySelector(".top .lang")?.setAttribute("href", `?lang=${page.other_lang}${location.hash}`);
 }
 
 async function start() {
@@ -332,23 +260,14 @@ $("examples").addEventListener("change", (e) => {
 });
 $("simple").addEventListener("change", (e) => { state.simple = e.target.checked; layout(); save(); });
 $("predict").addEventListener("change", (e) => { state.predict = e.target.checked; state.asking = state.verdict = null; renderSteps(); save(); });
-$("speed").addEventListener("change", (e) => { state.speed = Number(e.target.value); if (state.timer) { pause(); play(); } save(); });
-$("call").addEventListener("change", (e) => { pause(); state.call = Number(e.target.value); go(0); });
-$("first").addEventListener("click", () => { pause(); state.verdict = null; go(0); });
-$("back").addEventListener("click", () => { pause(); state.verdict = null; go(Math.max(0, state.step - 1)); });
-$("next").addEventListener("click", () => { pause(); next(); });
-$("last").addEventListener("click", () => { pause(); state.verdict = null; go(state.graph.backward[state.call].steps.length); });
-$("play").addEventListener("click", () => play());
+wireStepper(stepper);
 $("copy-link").addEventListener("click", async () => {
   await save();
-  try {
-    await navigator.clipboard.writeText(location.href);
-    $("status").textContent = t("graph.link.copied");
-  } catch {
-    $("status").textContent = t("graph.link.select");
-    window.prompt(t("graph.link.select"), location.href);
-  }
+  await copyLink($("copy-link"), location.href);
 });
+$("fit").addEventListener("click", () => state.laid && showRange(initialRange(state.laid, $("graph").clientWidth || 600, $("graph").clientHeight || 400, { fitAll: true })));
+$("zoom-in").addEventListener("click", () => state.range && showRange(zoomRange(state.range, $("graph").clientWidth || 600, 1.4)));
+$("zoom-out").addEventListener("click", () => state.range && showRange(zoomRange(state.range, $("graph").clientWidth || 600, 1 / 1.4)));
 $("export-png").addEventListener("click", () => Plotly.downloadImage($("graph"), { format: "png", filename: "gradient-lab-graph", scale: 2 }));
 $("export-json").addEventListener("click", () => {
   const blob = new Blob([JSON.stringify(state.graph ?? state.error, null, 2)], { type: "application/json" });
@@ -365,9 +284,22 @@ document.addEventListener("keydown", (e) => {
     keys[e.key]();
   }
 });
-// A link pasted into this tab, or edited by hand, opens its view (our own writes use
-// replaceState, which fires no hashchange).
-window.addEventListener("hashchange", () => start());
+// A link pasted into this tab, edited by hand, or sent by the class mode opens its view: the
+// program runs again only when it is another program; a new step or call just steps there.
+followHash(FIELDS, async (next) => {
+  const lesson = page.lessons[next.ex];
+  const code = next.code || lesson?.program || "";
+  if (code !== editor.getValue() || !state.graph && !state.error) return start();
+  const diff = changed(FIELDS, state, next);
+  Object.assign(state, next, { code: "" });
+  $("examples").value = lesson ? state.ex : "";
+  $("simple").checked = state.simple;
+  $("predict").checked = state.predict;
+  $("speed").value = String(state.speed);
+  stepper.pause();
+  if (diff.has("simple")) layout();
+  stepper.showStep();
+});
 let resizeTimer = null;
 window.addEventListener("resize", () => {
   clearTimeout(resizeTimer);

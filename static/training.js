@@ -3,11 +3,12 @@
 // This module wires things up: read state → fetch → render. All state is in the URL hash.
 
 import { ApiError, markStale, postEvents, postJSON, renderFailure } from "./api.js";
-import { readState, writeState } from "./urlstate.js";
+import { page, t } from "./page.js";
+import { followHash, readState, writeState } from "./urlstate.js";
+import { RENDER, renderTraining } from "./training/render.js";
 
-const page = JSON.parse(document.getElementById("page-data").textContent);
 const $ = (id) => document.getElementById(id);
-const LESSONS = ["flow", "train", "accumulation", "precision", "nan"];
+const LESSONS = page.choices.lessons;
 
 // Every view is a link: this table is the whole of the page's state in the URL.
 const FIELDS = [
@@ -47,20 +48,6 @@ const FIELDS = [
 ];
 
 const state = { values: {}, running: null };
-
-function t(key, params = {}) {
-  const text = page.strings[key] ?? key;
-  return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
-}
-
-// JSON has no NaN or infinity: the server spells them "NaN", "Infinity"; Plotly wants null.
-const num = (v) => (typeof v === "string" ? Number(v) : v);
-const finite = (values) => values.map((v) => (Number.isFinite(num(v)) ? num(v) : null));
-const fmt = (v) => {
-  const n = num(v);
-  if (!Number.isFinite(n)) return String(n);
-  return n !== 0 && (Math.abs(n) < 1e-3 || Math.abs(n) >= 1e4) ? n.toExponential(2) : n.toPrecision(3);
-};
 
 // --- State: URL ↔ form fields -----------------------------------------------------------------
 
@@ -110,6 +97,8 @@ async function run(lesson) {
   await writeState(FIELDS, state.values);
   const panel = $("panel-" + lesson);
   const results = panel.querySelector(".results");
+  const request = JSON.stringify(requestOf(lesson));
+  delete results.dataset.request;
   showError(panel, null);
   panel.classList.add("busy");
   try {
@@ -119,6 +108,7 @@ async function run(lesson) {
       RENDER[lesson](panel, await postJSON(`/api/training/${lesson}`, requestOf(lesson)));
       drawn(results);
     }
+    results.dataset.request = request;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     showError(panel, err, () => { if (!state.running) run(lesson); });
@@ -135,6 +125,12 @@ async function run(lesson) {
 function drawn(results) {
   markStale(results, null);
   results.dataset.drawn = "1";
+}
+
+// Whether a lesson's figures are drawn, for the values the form now holds.
+function drawnFor(lesson) {
+  const results = $("panel-" + lesson).querySelector(".results");
+  return results.dataset.drawn === "1" && results.dataset.request === JSON.stringify(requestOf(lesson));
 }
 
 function showError(panel, err, retry) {
@@ -204,109 +200,6 @@ function setProgress(done, total, key, params = {}) {
   $("progress-text").textContent = t(key, { step: done, total, ...params });
 }
 
-// --- Renderers: plain data in, Plotly.react out ----------------------------------------------
-
-const CONFIG = { displaylogo: false, responsive: true };
-const AXIS = { automargin: true, gridcolor: "#eef1f4", zeroline: false, exponentformat: "power" };
-
-function plot(el, data, layout) {
-  return Plotly.react(el, data, {
-    margin: { t: 36, r: 12, b: 40, l: 56 }, font: { size: 12 }, legend: { orientation: "h", y: -0.25 },
-    ...layout, xaxis: { ...AXIS, ...layout.xaxis }, yaxis: { ...AXIS, ...layout.yaxis },
-  }, CONFIG);
-}
-
-function renderFlow(panel, flow) {
-  const norms = finite(flow.norms);
-  plot($("flow-bars"), [{ type: "bar", x: flow.layers, y: norms, marker: { color: "#3b5bdb" },
-    hovertemplate: "%{x}: %{y:.3e}<extra></extra>" }],
-  { title: { text: t("training.flow.bars") }, yaxis: { type: "log", title: { text: "‖∂L/∂W‖" } } });
-  const z = flow.heatmap.map((row) => finite(row).map((v) => (v > 0 ? Math.log10(v) : null)));
-  plot($("flow-heatmap"), [{ type: "heatmap", z, y: flow.layers, colorscale: "Viridis",
-    colorbar: { title: { text: "log₁₀" } }, hovertemplate: "%{y}, step %{x}: 10^%{z:.1f}<extra></extra>" }],
-  { title: { text: t("training.flow.heatmap") }, xaxis: { title: { text: t("training.axis.step") } } });
-  const max = Math.max(...norms.filter((v) => v !== null));
-  const verdict = num(flow.ratio) < 1e-3 ? "vanishing" : max > 1e3 ? "exploding" : "healthy";
-  panel.querySelector(".summary").textContent = t("training.flow.summary", { ratio: fmt(flow.ratio), max: fmt(max) })
-    + " " + t("training.flow.verdict." + verdict);
-  panel.querySelector(".summary").dataset.verdict = verdict;
-}
-
-function renderTraining(run, chunk) {
-  const steps = run.loss.map((_, i) => i);
-  const line = (y, name, color, extra = {}) => ({ type: "scatter", mode: "lines", x: steps, y: finite(y), name, line: { color, width: 1.5 }, ...extra });
-  plot($("train-loss"), [line(run.loss, t("training.train.loss"), "#d9480f")],
-    { title: { text: t("training.train.loss") }, yaxis: { type: "log" }, showlegend: false });
-  plot($("train-norm"), [line(run.grad_norm, t("training.train.before"), "#868e96"),
-    line(run.clipped_norm, t("training.train.after"), "#3b5bdb", { line: { color: "#3b5bdb", width: 1.5, dash: "dot" } })],
-  { title: { text: t("training.train.norm") }, yaxis: { type: "log" } });
-  // From zero, so a constant lr is a flat line at its height, not the middle of an empty axis.
-  const top = Math.max(...finite(run.lr).filter((v) => v !== null)) * 1.15;
-  plot($("train-lr"), [line(run.lr, "lr", "#2b8a3e")], { title: { text: t("training.train.lr") },
-    xaxis: { title: { text: t("training.axis.step") } }, yaxis: { range: [0, top] }, showlegend: false });
-  const { x, y, grid_x, grid_y } = run.data;
-  const points = (label, color) => ({
-    type: "scatter", mode: "markers", name: t("training.train.class", { label }),
-    x: x.filter((_, i) => y[i] === label).map((p) => p[0]), y: x.filter((_, i) => y[i] === label).map((p) => p[1]),
-    marker: { size: 4, color, line: { width: 0.5, color: "#fff" } }, hoverinfo: "skip",
-  });
-  plot($("train-boundary"), [
-    { type: "heatmap", x: grid_x, y: grid_y, z: chunk.boundary, zmin: 0, zmax: 1, showscale: false, hoverinfo: "skip",
-      colorscale: [[0, "#a5d8ff"], [0.5, "#f8f9fa"], [1, "#ffc9c9"]] },
-    points(0, "#1c7ed6"), points(1, "#e03131"),
-  ], { title: { text: t("training.train.boundary") }, yaxis: { scaleanchor: "x" } });
-}
-
-function renderAccumulation(panel, acc) {
-  const bar = (key, color) => ({ type: "bar", name: t("training.accumulation." + key), x: acc.layers, y: finite(acc[key]), marker: { color } });
-  plot($("accumulation-bars"), [bar("big_batch", "#868e96"), bar("accumulated", "#3b5bdb"), bar("undivided", "#e03131")],
-    { title: { text: t("training.accumulation.bars") }, barmode: "group", yaxis: { title: { text: "‖∂L/∂W‖" } } });
-  panel.querySelector(".summary").textContent = t("training.accumulation.summary", {
-    diff: fmt(acc.max_difference), undivided: fmt(acc.max_difference_undivided), ratio: num(acc.ratio_undivided).toFixed(2),
-  });
-}
-
-function renderPrecision(panel, result) {
-  const steps = result.loss_fp32.map((_, i) => i);
-  plot($("precision-loss"), [
-    { type: "scatter", mode: "lines", name: "float32", x: steps, y: finite(result.loss_fp32), line: { color: "#868e96", width: 2 } },
-    { type: "scatter", mode: "lines", name: `autocast ${result.dtype}`, x: steps, y: finite(result.loss_amp), line: { color: "#d9480f", width: 1.5, dash: "dot" } },
-  ], { title: { text: t("training.precision.loss") }, xaxis: { title: { text: t("training.axis.step") } } });
-  const table = panel.querySelector("table.figures");
-  table.hidden = false;
-  $("precision-dtype").textContent = `autocast (${result.dtype}${result.scaler ? " + GradScaler" : ""})`;
-  const n = result.loss_fp32.length;
-  const cells = {
-    seconds_fp32: `${result.seconds_fp32.toFixed(3)} s`, seconds_amp: `${result.seconds_amp.toFixed(3)} s`,
-    step_fp32: `${(1000 * result.seconds_fp32 / n).toFixed(2)} ms`, step_amp: `${(1000 * result.seconds_amp / n).toFixed(2)} ms`,
-    memory_fp32: result.memory_fp32 === null ? t("training.precision.no_memory") : `${(result.memory_fp32 / 2 ** 20).toFixed(1)} MiB`,
-    memory_amp: result.memory_amp === null ? t("training.precision.no_memory") : `${(result.memory_amp / 2 ** 20).toFixed(1)} MiB`,
-  };
-  for (const td of table.querySelectorAll("td[data-key]")) td.textContent = cells[td.dataset.key];
-  panel.querySelector(".summary").textContent = t("training.precision.summary." + result.device, {
-    dtype: result.dtype, diff: fmt(result.max_loss_difference), speedup: (result.seconds_fp32 / result.seconds_amp).toFixed(2),
-  });
-}
-
-function renderNan(panel, hunt) {
-  const steps = hunt.loss.map((_, i) => i);
-  const at = hunt.first_nonfinite_step;
-  const mark = at === null ? [] : [{ type: "line", x0: at, x1: at, yref: "paper", y0: 0, y1: 1, line: { color: "#e03131", dash: "dash" } }];
-  const note = at === null ? [] : [{ x: at, yref: "paper", y: 1, text: t("training.nan.mark", { step: at }), showarrow: false, yanchor: "bottom", font: { color: "#e03131" } }];
-  const layout = (key) => ({ title: { text: t(key) }, yaxis: { type: "log" }, xaxis: { title: { text: t("training.axis.step") } }, shapes: mark, annotations: note, showlegend: false });
-  plot($("nan-loss"), [{ type: "scatter", mode: "lines+markers", x: steps, y: finite(hunt.loss), marker: { size: 3 }, line: { color: "#d9480f" } }], layout("training.nan.loss"));
-  plot($("nan-norm"), [{ type: "scatter", mode: "lines+markers", x: steps, y: finite(hunt.grad_norm), marker: { size: 3 }, line: { color: "#3b5bdb" } }], layout("training.nan.norm"));
-  const summary = panel.querySelector(".summary");
-  summary.dataset.step = at === null ? "" : String(at);
-  summary.textContent = at === null
-    ? t("training.nan.finite", { steps: hunt.loss.length })
-    : t("training.nan.found", { step: at, phase: t("training.nan.phase." + hunt.origin.phase), module: hunt.origin.module, op: hunt.origin.op })
-      + " " + t("training.nan.why." + hunt.cause);
-  summary.classList.toggle("bad", at !== null);
-}
-
-const RENDER = { flow: renderFlow, accumulation: renderAccumulation, precision: renderPrecision, nan: renderNan };
-
 // --- Wiring ------------------------------------------------------------------------------------
 
 for (const form of document.querySelectorAll("form[data-lesson]")) {
@@ -315,11 +208,15 @@ for (const form of document.querySelectorAll("form[data-lesson]")) {
     if (!state.running) run(form.dataset.lesson);
   });
 }
+// A tab opens its lesson already run, as a link to it does: no empty plots to puzzle over. The
+// training loop is the exception: the learner sets it up, then presses Train and watches it.
 for (const button of document.querySelectorAll("[role=tab]")) {
   button.addEventListener("click", async () => {
-    state.values.lesson = button.dataset.lesson;
-    showLesson(state.values.lesson);
+    const lesson = button.dataset.lesson;
+    state.values.lesson = lesson;
+    showLesson(lesson);
     await writeState(FIELDS, state.values);
+    if (lesson !== "train" && !drawnFor(lesson) && !state.running) run(lesson);
   });
 }
 for (const button of document.querySelectorAll("[data-preset]")) {
@@ -341,18 +238,17 @@ for (const button of document.querySelectorAll("[data-fix]")) {
 }
 $("stop").addEventListener("click", () => state.running?.abort());
 
-async function start() {
-  state.values = await readState(FIELDS);
-  if (!LESSONS.includes(state.values.lesson)) state.values.lesson = "flow";
+// Open what the address says: its lesson, already run (a lesson drawn for these values stays).
+async function open(values) {
+  state.values = values;
+  if (!LESSONS.includes(state.values.lesson)) state.values.lesson = LESSONS[0];
   fillForms();
   showLesson(state.values.lesson);
-  await run(state.values.lesson);  // each link opens with its lesson already run
+  if (drawnFor(state.values.lesson)) return;
+  state.running?.abort();
+  await run(state.values.lesson);
 }
 
-// A link pasted into the address bar changes only the hash: open what it says (writeState uses
-// replaceState, which fires no hashchange).
-window.addEventListener("hashchange", () => {
-  state.running?.abort();
-  start();
-});
-start();
+// A link pasted into the address bar, or the class mode's teacher, changes only the hash.
+followHash(FIELDS, open);
+readState(FIELDS).then(open);

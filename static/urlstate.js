@@ -3,6 +3,9 @@
 // Only values that differ from their default are written, so a link stays short. A field marked
 // `compress` is deflated with the browser's CompressionStream when it has one and written under
 // "<name>.z"; a browser without it writes and reads the plain text.
+//
+// The address is the view: the header's language and presentation links carry it along, and a
+// page follows it when it changes (a link pasted into the tab, the class mode's teacher).
 
 const ZIPPED = ".z";
 
@@ -35,7 +38,33 @@ export async function writeState(fields, state) {
   const url = location.pathname + location.search + (hash ? "#" + hash : "");
   // replaceState: stepping through backward should not fill the back button's history.
   history.replaceState(null, "", url);
+  carryHash();
   return url;
+}
+
+// The language and presentation links change only the query: give them this view's hash, so
+// that switching either keeps the example, the step, the story and the lesson.
+export function carryHash() {
+  for (const link of document.querySelectorAll(".top a.lang, .top a.present-toggle")) {
+    const target = new URL(link.getAttribute("href"), location.href);
+    target.hash = location.hash;
+    link.setAttribute("href", target.search + target.hash);
+  }
+}
+
+// Call onChange(state) whenever the address changes under the page (hashchange: our own writes
+// use replaceState and fire none), with the state it now holds.
+export function followHash(fields, onChange) {
+  window.addEventListener("hashchange", async () => {
+    carryHash();
+    onChange(await readState(fields));
+  });
+  carryHash();
+}
+
+// The names whose values differ between two states.
+export function changed(fields, a, b) {
+  return new Set(fields.filter((f) => a[f.name] !== b[f.name]).map((f) => f.name));
 }
 
 function parse(field, raw) {

@@ -1,7 +1,8 @@
 // From the API's graph to positioned boxes: hide clutter, fold module calls, lay out with dagre.
 // Pure functions over plain data; `dagre` is the vendored global.
 
-import { fmt, nodeName, opShort } from "./steps.js";
+import { nodeName, opShort } from "./chain.js";
+import { flat, fmt, isSummary, shapeText } from "./tensors.js";
 
 // Ops that only reshape or re-view a tensor: bookkeeping a learner can hide.
 const VIEW_OPS = new Set([
@@ -100,17 +101,30 @@ function moduleCalls(graph, byId) {
   return calls;
 }
 
+// A value in a box: a number or a short vector as numbers ({eq: true}); a matrix or a long vector
+// as its shape, [2×3] (the inspector shows its numbers as a table).
+function valueText(n) {
+  const v = n.value;
+  if (v === null || v === undefined) return null;
+  const shape = n.shape ?? (isSummary(v) ? v.shape : null);
+  const few = !isSummary(v) && (shape?.length ?? 0) <= 1 && flat(v).length <= 3;
+  return few ? { text: fmt(v, 3), eq: true } : { text: `[${shapeText(shape) || "?"}]`, eq: false };
+}
+
 // The text in a box: the learner's name and value, and the op that made it.
 export function labelLines(vnode) {
   if (vnode.kind === "module") return [vnode.label, `▸ ${vnode.members.length}`];
   const n = vnode.node;
-  if (n.kind === "const") return [n.name ? `${n.name} = ${fmt(n.value, 2)}` : fmt(n.value, 2)];
-  const lines = [n.name ? `${n.name} = ${fmt(n.value, 2)}` : (n.kind === "op" ? opShort(n.op) : nodeName(n))];
+  const value = valueText(n);
+  const named = (name) => (value === null ? name : `${name}${value.eq ? " = " : " "}${value.text}`);
+  if (n.kind === "const") return [n.name ? named(n.name) : value?.text ?? "?"];
+  const lines = [n.name ? named(n.name) : (n.kind === "op" ? opShort(n.op) : named(nodeName(n)))];
   if (n.kind === "op" && n.name) lines.push(opShort(n.op));
-  else if (n.kind === "op" && n.value !== null && n.value !== undefined) lines.push(fmt(n.value, 2));
+  else if (n.kind === "op" && value !== null) lines.push(value.text);
   return lines;
 }
 
+export const FONT = 11; // px at zoom 1: the label font, which scales with the zoom
 const HUB = 4;      // fan-out past which a node's later edges skip the layout (see layoutView)
 const CHAR = 7;     // px per character at the 11px label font, at zoom 1
 const LINE = 15;

@@ -1,7 +1,8 @@
 // The panels around the graph: each takes its element, plain data and the page's t(), and
 // rebuilds its content. Text that came from the learner's program goes in through textContent.
 
-import { chainLines, fmt, fmtFull, nodeName } from "./steps.js";
+import { explainStep, nodeName } from "./chain.js";
+import { fmt, fmtFull, shapeText, tensorTable } from "./tensors.js";
 
 export function h(tag, attrs = {}, ...children) {
   const el = document.createElement(tag);
@@ -15,6 +16,18 @@ export function h(tag, attrs = {}, ...children) {
     if (child !== null && child !== undefined) el.append(child instanceof Node ? child : String(child));
   }
   return el;
+}
+
+// Notes above the stepper: where NaN first appears, calls not traced, a graph too large to draw.
+export function renderNotes(el, g, t) {
+  const notes = [];
+  if (g?.first_nonfinite) {
+    const node = g.nodes.find((n) => n.id === g.first_nonfinite.node);
+    notes.push(h("p", { class: "note bad" }, t(`graph.nonfinite.${g.first_nonfinite.where}`, { node: nodeName(node) })));
+  }
+  if (g?.truncated) notes.push(h("p", { class: "note" }, t("graph.truncated")));
+  if (g?.omitted) notes.push(h("p", { class: "note" }, t("graph.omitted", { why: g.omitted })));
+  el.replaceChildren(...notes);
 }
 
 export function renderError(el, error, t) {
@@ -48,27 +61,40 @@ export function renderGradchecks(el, checks, t) {
   }
 }
 
+// `grad` is what is known of the node's gradient at the current step: {value} once backward has
+// reached it, {partial: [..]} while only some of its paths have, {pending: true} before that.
 export function renderInspector(el, node, grad, t, { onClose, onLine, onCollapse }) {
   el.replaceChildren();
   el.hidden = !node;
   if (!node) return;
-  const row = (key, value, pre = false) =>
-    value === null || value === undefined ? [] : [h("dt", {}, t(key)), h("dd", {}, pre ? h("pre", {}, value) : value)];
+  const row = (key, value) =>
+    value === null || value === undefined ? [] : [h("dt", {}, t(key)), h("dd", {}, value)];
   const yes = (b) => (b ? t("graph.yes") : t("graph.no"));
   const gradNote = node.kind === "const" ? null : node.grad_kept ? t("graph.inspect.kept") : t("graph.inspect.not_kept");
   const saved = node.saved?.length
     ? h("ul", { class: "saved" }, node.saved.map((s) => h("li", {}, h("code", {}, s.name),
-        s.shape ? ` ${JSON.stringify(s.shape)}` : "", ": ", fmt(s.value, 6))))
+        s.shape?.some((n) => n > 1) ? ` [${shapeText(s.shape)}]` : "", ": ", fmt(s.value, 6))))
     : null;
+  let gradView = null;
+  if (node.kind !== "const") {
+    if (grad.cleared) gradView = h("p", { class: "pending", "data-known": "cleared" }, t("graph.inspect.cleared"));
+    else if (grad.pending) gradView = h("p", { class: "pending", "data-known": "0" }, t("graph.inspect.not_yet"));
+    else if (grad.partial) {
+      gradView = h("p", { class: "pending", "data-known": "partial" },
+        t("graph.inspect.so_far", { terms: grad.partial.map((g) => fmt(g)).join(" + "), count: grad.partial.length }));
+    } else {
+      gradView = h("div", { "data-known": "1" }, tensorTable(grad.value), h("p", { class: "muted small" }, gradNote));
+    }
+  }
   el.append(
     h("div", { class: "inspector-head" },
       h("h2", {}, nodeName(node)),
       h("button", { type: "button", class: "icon", "aria-label": t("graph.inspect.close"), onclick: onClose }, "×")),
     h("dl", {},
       row("graph.inspect.kind", t(`graph.legend.${node.is_output ? "output" : node.kind}`)),
-      row("graph.inspect.value", fmtFull(node.value), true),
-      node.kind === "const" ? [] : row("graph.inspect.grad", `${fmtFull(grad ?? node.grad)}\n(${gradNote})`, true),
-      row("graph.inspect.shape", node.shape ? JSON.stringify(node.shape) : null),
+      row("graph.inspect.value", tensorTable(node.value)),
+      row("graph.inspect.grad", gradView),
+      row("graph.inspect.shape", node.shape ? (node.shape.length ? `torch.Size([${node.shape.join(", ")}])` : t("graph.inspect.scalar")) : null),
       row("graph.inspect.dtype", node.dtype),
       row("graph.inspect.grad_fn", node.op),
       row("graph.inspect.is_leaf", yes(node.is_leaf)),
@@ -96,19 +122,23 @@ export function renderLeafGrads(el, sv, t) {
   for (const leaf of touched) {
     const value = returns ? leaf.received : leaf.now;
     const pending = value === null || value === undefined;
-    list.append(h("dt", {}, returns ? leaf.name : `${leaf.name}.grad`),
+    const shape = pending || !leaf.shape?.some((n) => n > 1) ? "" : `[${shapeText(leaf.shape)}]`;
+    list.append(h("div", { class: "leafgrad" },
+      h("dt", {}, returns ? leaf.name : `${leaf.name}.grad`, shape ? h("span", { class: "shape" }, ` ${shape}`) : null),
       h("dd", { "data-leaf": leaf.name, class: pending ? "pending" : /nan|inf/.test(fmt(value, 6)) ? "bad" : "" },
-        pending ? (returns ? "—" : t("graph.leaf.none")) : fmt(value, 6)));
+        pending ? (returns ? "—" : t(leaf.cleared ? "graph.leaf.cleared" : "graph.leaf.none")) : fmt(value, 6))));
   }
   el.append(list);
 }
 
 // The chain rule for the step just taken, or where the call starts.
-export function renderChain(el, g, sv, t) {
+export function renderChain(el, g, sv, t, error = null) {
   el.replaceChildren();
   if (!g) return;
   if (!sv) {
-    el.append(h("p", { class: "muted" }, t("graph.step.none")));
+    // A program that raised before its backward() has nothing to step yet; one that ran has none.
+    const why = error ? t(error.line ? "graph.step.stopped" : "graph.step.stopped_nowhere", { line: error.line }) : t("graph.step.none");
+    el.append(h("p", { class: "muted" }, why));
     return;
   }
   const root = nodeName(g.nodes.find((n) => n.id === sv.call.roots[0]));
@@ -119,9 +149,23 @@ export function renderChain(el, g, sv, t) {
     return;
   }
   const node = g.nodes.find((n) => n.id === sv.active.node);
+  const step = explainStep(g, sv.call, sv.call.steps, sv.pos - 1, t);
   el.append(h("p", { class: "step-title" }, t("graph.chain.title", { pos: sv.pos, total: sv.total, op: sv.active.op, node: nodeName(node) })));
-  el.append(h("p", { class: "muted" }, t("graph.chain.arrived", { out: nodeName(node), root, g: fmt(sv.active.grad_outputs.length === 1 ? sv.active.grad_outputs[0] : sv.active.grad_outputs) })));
-  for (const line of chainLines(g, sv.call, sv.active, sv.leaves)) el.append(h("p", { class: "chain-line" }, t(line.key, line.params)));
+  if (step.forward) el.append(h("p", { class: "forward" }, t("graph.chain.forward", { expr: step.forward })));
+  el.append(h("p", { class: "muted arrived" }, step.arrived));
+  if (sv.active.op === "AccumulateGrad") {
+    const after = sv.leaves.find((l) => l.id === sv.active.node)?.now;
+    const grad = fmt(sv.active.grad_outputs[0]);
+    el.append(h("p", { class: "chain-line" }, t("graph.chain.accumulate", { leaf: nodeName(node), grad, after: fmt(after) })));
+  }
+  for (const line of step.inputs) {
+    const box = h("div", { class: "chain-input" });
+    if (line.rule) box.append(h("p", { class: "chain-rule" }, line.rule));
+    if (line.chain) box.append(h("p", { class: "chain-line" }, line.chain));
+    if (line.sum) box.append(h("p", { class: "chain-sum" }, line.sum));
+    el.append(box);
+  }
+  if (!step.inputs.length && sv.active.op !== "AccumulateGrad") el.append(h("p", { class: "chain-line" }, t("graph.chain.none", { out: nodeName(node) })));
   if (sv.done) el.append(h("p", { class: "muted" }, t("graph.chain.done")));
 }
 

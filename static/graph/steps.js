@@ -1,98 +1,54 @@
 // The backward stepper's model: plain data in, plain data out; graph.js draws what this computes.
 // A call's position `pos` runs from 0 (nothing revealed) to steps.length (every step revealed).
 
-// --- Numbers as a learner reads them -----------------------------------------------------
-
-export function fmtNumber(x) {
-  if (typeof x === "boolean") return x ? "True" : "False";
-  if (typeof x === "string") return { NaN: "nan", Infinity: "inf", "-Infinity": "-inf" }[x] ?? x;
-  if (typeof x !== "number") return String(x);
-  if (Number.isInteger(x) && Math.abs(x) < 1e9) return String(x);
-  const text = Math.abs(x) >= 1e-3 && Math.abs(x) < 1e6 ? x.toPrecision(4) : x.toExponential(2);
-  return text.replace(/\.?0+(?=e|$)/, "");
-}
-
-function isSummary(v) {
-  return v !== null && typeof v === "object" && !Array.isArray(v) && v.summary;
-}
-
-function flat(v) {
-  return Array.isArray(v) ? v.flatMap(flat) : [v];
-}
-
-// Compact: a one-element tensor reads as its number; longer ones are cut after `max` numbers.
-export function fmt(v, max = 4) {
-  if (v === null || v === undefined) return "—";
-  if (isSummary(v)) return `mean ${fmtNumber(v.mean)} [${fmtNumber(v.min)}, ${fmtNumber(v.max)}]`;
-  if (!Array.isArray(v)) return fmtNumber(v);
-  const items = flat(v);
-  if (items.length === 1) return fmtNumber(items[0]);
-  const shown = items.slice(0, max).map(fmtNumber).join(", ");
-  return `[${shown}${items.length > max ? ", …" : ""}]`;
-}
-
-// Full: nested brackets kept, for the inspector.
-export function fmtFull(v) {
-  if (v === null || v === undefined) return "None";
-  if (isSummary(v)) {
-    return `shape ${JSON.stringify(v.shape)}, ${v.numel} elements\nmin ${fmtNumber(v.min)}  ` +
-      `max ${fmtNumber(v.max)}  mean ${fmtNumber(v.mean)}\nfirst: ${v.head.map(fmtNumber).join(", ")}`;
-  }
-  if (!Array.isArray(v)) return fmtNumber(v);
-  const inner = v.map(fmtFull);
-  return Array.isArray(v[0]) ? `[${inner.join(",\n ")}]` : `[${inner.join(", ")}]`;
-}
-
-export function opShort(op) {
-  return op ? op.replace(/Backward\d*$/, "") : "";
-}
-
-export function nodeName(node) {
-  if (!node) return "?";
-  if (node.name) return node.name;
-  if (node.kind === "const") return fmt(node.value);
-  return node.kind === "leaf" ? `leaf ${node.id}` : opShort(node.op);
-}
-
-// --- Elementwise arithmetic on nested lists (null when a side is a summary) --------------
-
-function zipWith(a, b, f) {
-  if (a === null || b === null || isSummary(a) || isSummary(b)) return null;
-  if (Array.isArray(a) && Array.isArray(b)) {
-    if (a.length !== b.length) return null;
-    const out = a.map((x, i) => zipWith(x, b[i], f));
-    return out.includes(null) ? null : out;
-  }
-  if (Array.isArray(a)) return zipWith(a, a.map(() => b), f);
-  if (Array.isArray(b)) return zipWith(b.map(() => a), b, f);
-  return f(Number(a), Number(b));
-}
-
-const add = (a, b) => zipWith(a, b, (x, y) => x + y);
-const sub = (a, b) => zipWith(a, b, (x, y) => x - y);
+import { contributions, nodeName } from "./chain.js";
+import { add, flat, isSummary, sub } from "./tensors.js";
 
 // --- One backward call, stepped ------------------------------------------------------------
 
+// The optimizer's steps and zero_grad() calls after backward call `index`, before the next one.
+export function eventsAfter(graph, index) {
+  return (graph?.optimizer_steps ?? []).filter((e) => e.after_call === index);
+}
+
+// Position `pos` of a call: its backward steps, then what the optimizer did after it.
 export function stepView(graph, callIndex, pos) {
   const call = graph.backward[callIndex];
   const steps = call.steps;
-  pos = Math.max(0, Math.min(pos, steps.length));
+  const events = eventsAfter(graph, callIndex);
+  const total = steps.length + events.length;
+  pos = Math.max(0, Math.min(pos, total));
+  const back = Math.min(pos, steps.length);  // how far backward itself has gone
   const nodeGrads = new Map(call.roots.map((id) => [id, null]));
   const flow = [];
-  for (const [i, step] of steps.slice(0, pos).entries()) {
+  for (const [i, step] of steps.slice(0, back).entries()) {
     nodeGrads.set(step.node, step.grad_outputs.length === 1 ? step.grad_outputs[0] : step.grad_outputs);
     for (const g of step.grad_inputs) {
-      if (g.target) flow.push({ source: g.target, target: step.node, grad: g.grad, active: i === pos - 1 });
+      if (g.target && pos <= steps.length) flow.push({ source: g.target, target: step.node, grad: g.grad, active: i === pos - 1 });
     }
   }
+  const done = events.slice(0, pos - back);
   return {
-    call, pos, total: steps.length,
-    active: pos > 0 ? steps[pos - 1] : null,
+    call, pos, total,
+    active: pos > 0 && pos <= steps.length ? steps[pos - 1] : null,
     next: pos < steps.length ? steps[pos] : null,
+    event: done.at(-1) ?? null,
     nodeGrads, flow,
-    leaves: leafGrads(graph, call, pos),
-    done: pos === steps.length,
+    received: contributions(steps, back),  // what each node has been sent so far, path by path
+    leaves: afterEvents(leafGrads(graph, call, back), done),
+    done: pos === total,
   };
+}
+
+// zero_grad() clears each .grad it names (to None, or to zeros with set_to_none=False).
+function afterEvents(leaves, events) {
+  for (const event of events.filter((e) => e.kind === "zero_grad")) {
+    for (const param of event.params) {
+      const leaf = leaves.find((l) => l.id === param.node);
+      if (leaf) Object.assign(leaf, { now: event.set_to_none === false ? param.after : null, cleared: true });
+    }
+  }
+  return leaves;
 }
 
 // Each leaf's .grad as the steps fill it in: what it held before the call, plus what has arrived.
@@ -126,7 +82,7 @@ function leafGrads(graph, call, pos) {
     if (pos >= call.steps.length || !accumulates) now = final;
     else if (!seen.length) now = before ?? (all.length ? null : final);
     else now = before === null ? sum(seen) : add(before, sum(seen));
-    return { id: leaf.id, name: nodeName(leaf), before, arrived: seen.map((a) => a.grad), now: now ?? null,
+    return { id: leaf.id, name: nodeName(leaf), shape: leaf.shape, before, arrived: seen.map((a) => a.grad), now: now ?? null,
              received: accumulates ? null : sum(seen) ?? null, touched: all.length > 0 };
   });
 }
@@ -138,32 +94,19 @@ function lookup(grads, leaf) {
   return undefined;
 }
 
-// The chain rule for one step, as [{kind, params}] for graph.js to put into words.
-export function chainLines(graph, call, step, leaves = []) {
-  const byId = new Map(graph.nodes.map((n) => [n.id, n]));
-  const root = nodeName(byId.get(call.roots[0]));
-  const out = nodeName(byId.get(step.node));
-  const arrived = fmt(step.grad_outputs.length === 1 ? step.grad_outputs[0] : step.grad_outputs);
-  if (step.op === "AccumulateGrad") {
-    const after = leaves.find((l) => l.id === step.node)?.now;
-    return [{ key: "graph.chain.accumulate", params: { leaf: out, grad: arrived, after: fmt(after) } }];
-  }
-  const lines = [];
-  for (const g of step.grad_inputs) {
-    const target = g.target ? byId.get(g.target) : null;
-    if (!target || target.kind === "const") continue;
-    // One number each: the chain rule's product. Tensors: the same, element by element (⊙).
-    const scalar = [step.grad_outputs, g.grad, g.local].every((v) => flat(v).length === 1);
-    const params = { root, out, input: nodeName(target), g: arrived, grad: fmt(g.grad), local: fmt(g.local),
-                     times: scalar ? "·" : "⊙" };
-    if (g.local !== null && g.local !== undefined) {
-      lines.push({ key: "graph.chain.local", params });
-    } else {
-      lines.push({ key: "graph.chain.vjp", params });
-    }
-  }
-  if (!lines.length) lines.push({ key: "graph.chain.none", params: { out } });
-  return lines;
+// What the learner may know of a node's gradient at this step: nothing before backward reaches
+// it, the paths so far while only some have, its value once every path has (or its step ran).
+export function knownGrad(node, sv) {
+  if (!sv) return { value: node.grad };
+  const leaf = sv.leaves.find((l) => l.id === node.id);
+  if (leaf?.cleared && leaf.now === null) return { cleared: true };
+  if (leaf) return leaf.now === null ? { pending: true } : { value: leaf.now };
+  const grad = sv.nodeGrads.get(node.id);
+  if (grad !== undefined && grad !== null) return { value: grad };
+  const parts = sv.received.get(node.id) ?? [];
+  const all = contributions(sv.call.steps, sv.call.steps.length).get(node.id) ?? [];
+  if (parts.length && parts.length === all.length) return { value: parts.map((p) => p.grad).reduce((a, b) => add(a, b)) };
+  return parts.length ? { partial: parts.map((p) => p.grad) } : { pending: true };
 }
 
 // --- Predict, then reveal --------------------------------------------------------------------

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from app.tutorial import TUTORIAL
+from tests.browser.pages import EN, ZH
 
 pytestmark = pytest.mark.browser
 
@@ -52,3 +53,23 @@ def test_a_descent_lesson_link_loads_its_story(open_page: Any, server: str) -> N
     page.wait_for_url(f"{server}/descent#*")
     page.locator("#preset").wait_for()
     assert page.locator("#preset").input_value() == "schedulers"
+
+
+@pytest.mark.parametrize(("lang", "width", "height"), [
+    ("en", 1920, 1080), ("zh-CN", 1920, 1080), ("en", 390, 844), ("zh-CN", 390, 844)])
+def test_each_link_of_a_stop_says_what_it_opens(
+    open_page: Any, server: str, artifacts: Path, lang: str, width: int, height: int
+) -> None:
+    strings = ZH if lang == "zh-CN" else EN
+    page, _ = open_page(width, height)
+    page.goto(f"{server}/lessons?lang={lang}&present={int(width > 1000)}")
+    links = page.locator("#S12 .links a")
+    texts = links.all_inner_texts()
+    assert len(texts) == 4 and len(set(texts)) == 4, texts  # not four "Descent lab"s
+    for text, story in zip(texts, ("table", "ravine", "rosenbrock", "weight_decay"), strict=True):
+        assert strings[f"descent.preset.{story}.title"] in text
+    assert len(set(page.locator("#S21 .links a").all_inner_texts())) == 4
+    # A stop with one link keeps it short: its row already says what it is.
+    assert page.locator("#S2 .links a").inner_text() == strings["lessons.lab.graph"]
+    assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 1
+    page.locator("#S12").screenshot(path=artifacts / f"lessons-S12-{lang}-{width}x{height}.png")

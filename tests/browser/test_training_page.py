@@ -167,3 +167,22 @@ def test_a_training_run_on_a_phone_fits_the_screen(
         assert box["width"] > 200, (plot, box)
     assert _scroll_width(page) <= 390 + 1, "the page scrolls sideways after the run"
     page.screenshot(path=str(artifacts / f"training-{lang}-390x844.png"), full_page=True)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_each_tab_opens_with_its_lesson_drawn(open_page: Any, server: str, artifacts: Path,
+                                               lang: str) -> None:
+    page, _ = open_page(1280, 900)
+    open_lab(page, server + f"/training?lang={lang}#lesson=flow&flow.width=16&flow.steps=5"
+             "&flow.depth=4&precision.steps=5&precision.width=32&precision.batch=64&nan.steps=30")
+    for lesson, plot in (("accumulation", "accumulation-bars"), ("precision", "precision-loss"),
+                         ("nan", "nan-loss")):
+        after(page, lambda lesson=lesson: page.locator(f"#tab-{lesson}").click())
+        assert page.locator(f"#panel-{lesson} .error").is_hidden()
+        assert page.locator(f"#{plot} .main-svg").count() >= 1, plot  # drawn without Run
+        assert page.locator(f"#panel-{lesson} .summary").inner_text() != ""
+    runs = page.evaluate("Number(document.body.dataset.runs)")
+    page.locator("#tab-accumulation").click()  # drawn already: not run again
+    page.wait_for_timeout(500)
+    assert page.evaluate("Number(document.body.dataset.runs)") == runs
+    page.screenshot(path=str(artifacts / f"training-tabs-{lang}.png"), full_page=True)

@@ -104,3 +104,27 @@ def test_every_script_and_style_of_the_lab_is_served_by_the_app_itself(client: T
     for url in urls:
         assert url.startswith(("/", "http://testserver/")), f"{url}: classrooms are offline"
         assert client.get(url).status_code == 200, url
+
+
+def test_each_page_takes_its_menus_from_the_registries(client: TestClient) -> None:
+    from app import training
+    from app.optimizers import CLIPS, OPTIMIZER_OPTIONS, OPTIMIZERS, SCHEDULERS
+    from app.web.routes.training import TABS
+
+    options = _page_data(client.get("/descent").text)["options"]
+    assert options["optimizers"] == list(OPTIMIZERS)
+    assert options["schedulers"] == list(SCHEDULERS) and options["clips"] == list(CLIPS)
+    assert options["optimizer_options"]["adam"] == list(OPTIMIZER_OPTIONS["adam"])
+    choices = _page_data(client.get("/training").text)["choices"]
+    assert choices["lessons"] == list(TABS) and choices["devices"] == ["auto", "cpu", "cuda"]
+    assert set(TABS) == {"train", *training.LESSONS}  # every lesson has its tab, and no more
+
+
+def test_lessons_name_what_each_of_several_links_opens(client: TestClient) -> None:
+    html = client.get("/lessons?lang=en").text
+    row = html[html.index('<li id="S12">'):html.index('<li id="S13">')]
+    for title in ("The optimizer table of §4.2", "Momentum in the ravine",
+                  "Adam vs SGD on Rosenbrock", "AdamW vs Adam: weight decay"):
+        assert title in row
+    row = html[html.index('<li id="S19">'):html.index('<li id="S20">')]
+    assert EXAMPLES["S19b"].title_en in row

@@ -13,6 +13,7 @@ from fastapi.responses import HTMLResponse
 from app import jobs
 from app.descent.presets import PRESETS
 from app.descent.surfaces import SURFACES
+from app.optimizers import CLIPS, OPTIMIZER_OPTIONS, OPTIMIZERS, SCHEDULERS
 from app.web import schemas
 from app.web.deps import RunnerDep
 from app.web.pages import templates
@@ -25,7 +26,14 @@ async def descent_page(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "descent.html", {
         "surfaces": [schemas.SurfaceOut.model_validate(s, from_attributes=True).model_dump()
                      for s in SURFACES.values()],
-        "presets": PRESETS})
+        "presets": PRESETS, "options": _options()})
+
+
+def _options() -> dict[str, object]:
+    """The run editor's menus, from the registries: the page writes none of them itself."""
+    return {"optimizers": list(OPTIMIZERS), "schedulers": list(SCHEDULERS), "clips": list(CLIPS),
+            "optimizer_options": {name: list(options)
+                                  for name, options in OPTIMIZER_OPTIONS.items()}}
 
 
 @router.get("/api/surfaces", response_model=list[schemas.SurfaceOut])

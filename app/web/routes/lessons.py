@@ -5,6 +5,7 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse
 
+from app.graph.examples import EXAMPLES
 from app.tutorial import TUTORIAL
 from app.web.pages import templates
 
@@ -13,4 +14,5 @@ router = APIRouter()
 
 @router.get("/lessons", response_class=HTMLResponse)
 async def lessons(request: Request) -> HTMLResponse:
-    return templates.TemplateResponse(request, "lessons.html", {"stops": TUTORIAL})
+    return templates.TemplateResponse(request, "lessons.html",
+                                      {"stops": TUTORIAL, "examples": EXAMPLES})

@@ -22,8 +22,11 @@ from app.optimizers import CLIPS, OPTIMIZERS, SCHEDULERS
 from app.web import schemas
 from app.web.deps import RunnerDep
 from app.web.pages import templates
+from app.web.schemas.common import Device
 
 router = APIRouter()
+# The page's tabs in the tutorial's order: the streamed training loop, and app.training.LESSONS.
+TABS = ("flow", "train", "accumulation", "precision", "nan")
 
 
 @router.get("/training", response_class=HTMLResponse)
@@ -87,6 +90,7 @@ async def _events(first: bytes, chunks: AsyncGenerator[bytes, None],
 def _choices() -> dict[str, object]:
     """The menus of the page, from the registries, and the presets that tell each story."""
     return {
+        "lessons": list(TABS), "devices": list(get_args(Device)),
         "datasets": list(get_args(training.DatasetName)),
         "activations": list(training.ACTIVATIONS), "inits": list(training.INITS),
         "optimizers": list(OPTIMIZERS), "schedulers": ["none", *SCHEDULERS],
