@@ -16,11 +16,12 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app import i18n
 from app.errors import AppError, HttpError, RequestInvalid, envelope
+from app.rooms.service import open_rooms
 from app.runner.pool.pool import Pool, PoolConfig
 from app.settings import load_settings
 from app.web.middleware import GuardApi, RememberPageChoices
 from app.web.pages import ROOT
-from app.web.routes import descent, graph, home, lessons, training
+from app.web.routes import descent, graph, home, lessons, rooms, training
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +42,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     pool.start()
     app.state.pool = pool
     try:
-        yield
+        async with open_rooms(settings.room_store) as app.state.rooms:  # class mode's store
+            yield
     finally:
         pool.close()
 
@@ -78,6 +80,7 @@ def create_app() -> FastAPI:
     app.include_router(lessons.router)
     app.include_router(descent.router)
     app.include_router(training.router)
+    app.include_router(rooms.router)
     app.mount("/static", _CachedStaticFiles(directory=ROOT / "static"), name="static")
     return app
 

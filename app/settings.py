@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from dataclasses import fields
 from functools import lru_cache
 from typing import Literal
@@ -18,6 +19,12 @@ _LIMITS = Limits()
 
 def _cpus() -> int:
     return len(os.sched_getaffinity(0))
+
+
+def _default_room_store() -> str:
+    # The temporary folder: a container's only writable one; one per user, since the file
+    # must be writable by every process of this server and no one else's.
+    return os.path.join(tempfile.gettempdir(), f"gradient-lab-{os.getuid()}", "rooms.sqlite3")
 
 
 class Settings(BaseSettings):
@@ -88,6 +95,24 @@ class Settings(BaseSettings):
                                   description="Wall-clock seconds one training run may stream.")
     reply_bytes: int = Field(default=32 << 20, gt=0,
                              description="Largest reply one program may send, in bytes.")
+
+    # Class mode: rooms a teacher leads (app/rooms).
+    room_store: str = Field(
+        default_factory=_default_room_store,
+        description="Where class rooms live: a SQLite file shared by this machine's server "
+                    "processes, or a redis:// URL shared by replicas on several machines.")
+    rooms_max: int = Field(default=200, gt=0,
+                           description="Class rooms open at once; one more gets a 409.")
+    room_students_max: int = Field(default=200, gt=0,
+                                   description="Students in one room; one more gets a 409.")
+    room_idle_minutes: float = Field(
+        default=60.0, gt=0,
+        description="A room with nothing happening (no teacher's page open, no answer, no "
+                    "join) for this long ends.")
+    room_message_bytes: int = Field(
+        default=16384, gt=0,
+        description="Largest address or question a teacher's page may send to a room, in "
+                    "bytes; larger ones get a 413.")
 
     def limits(self) -> Limits:
         """The per-program limits, as the plain dataclass that crosses into a child."""

@@ -328,3 +328,29 @@ async function open(next) {
 // A link pasted into this tab, or the class mode's teacher moving on, changes only the hash.
 followHash(FIELDS, (next) => open(next));
 window.addEventListener("load", async () => open(await readState(FIELDS)));
+
+// --- Class mode (static/room.js reads this; the rest of the page knows nothing of it) -------
+// What a teacher can ask the class about this race: which run first comes within 5% of the
+// plot's width of a minimum (when one does, and alone), and whether each run diverges.
+window.gradientLab = {
+  questions() {
+    const runs = state.race?.runs ?? [];
+    const labels = runs.map((run) => String(run.label).slice(0, 80));
+    const asked = [];
+    const surface = SURFACES[state.surface];
+    if (surface?.minima.length && runs.length > 1 && new Set(labels).size === labels.length) {
+      const near = (0.05 * (surface.x_range[1] - surface.x_range[0])) ** 2;
+      const reached = runs.map((run) => run.points.findIndex(([x, y]) => surface.minima.some(
+        ([mx, my]) => (Number(x) - mx) ** 2 + (Number(y) - my) ** 2 <= near)));
+      const steps = reached.filter((k) => k >= 0);
+      const first = Math.min(...steps);
+      if (steps.length && steps.filter((k) => k === first).length === 1) {
+        asked.push({ kind: "choice", prompt: "room.q.first", params: {}, choices: labels,
+                     answer: labels[reached.indexOf(first)] });
+      }
+    }
+    runs.forEach((run, r) => asked.push({ kind: "yesno", prompt: "room.q.diverge", params: { run: labels[r] },
+                                          answer: run.diverged_at === null ? "no" : "yes" }));
+    return asked;
+  },
+};

@@ -312,3 +312,20 @@ window.addEventListener("resize", () => {
 await start();
 $("graph").on("plotly_click", onGraphClick);
 $("graph").on("plotly_relayout", onRelayout);
+
+// --- Class mode (static/room.js reads this; the rest of the page knows nothing of it) -------
+// What a teacher can ask the class here: the gradient the next backward step sends to each
+// input, where it is one number (the class's answers are drawn as a histogram).
+window.gradientLab = {
+  questions() {
+    const call = state.graph?.backward?.[state.call];
+    const step = call?.steps[state.step];
+    if (!step) return [];
+    const after = stepView(state.graph, state.call, state.step + 1).leaves.find((l) => l.id === step.node)?.now;
+    return questions(state.graph, call, step, after).flatMap((q) => {
+      const values = [q.expected].flat(Infinity).map(Number);
+      if (values.length !== 1 || !Number.isFinite(values[0])) return [];
+      return [{ kind: "number", prompt: "room.q.grad", params: { label: q.label }, answer: values[0] }];
+    });
+  },
+};

@@ -252,3 +252,27 @@ async function open(values) {
 // A link pasted into the address bar, or the class mode's teacher, changes only the hash.
 followHash(FIELDS, open);
 readState(FIELDS).then(open);
+
+// --- Class mode (static/room.js reads this; the rest of the page knows nothing of it) -------
+// What a teacher can ask the class about the lesson on screen, once it has run: in the
+// gradient-flow lesson whether the gradients vanish or explode, in the NaN lesson whether the
+// loss stops being finite.
+window.gradientLab = {
+  questions() {
+    const lesson = state.values.lesson;
+    const summary = $("panel-" + lesson)?.querySelector(".summary");
+    const yes = (answer) => (answer ? "yes" : "no");
+    if (lesson === "flow" && summary?.dataset.verdict) {
+      const params = { depth: String(state.values["flow.depth"]) };
+      return [
+        { kind: "yesno", prompt: "room.q.vanish", params, answer: yes(summary.dataset.verdict === "vanishing") },
+        { kind: "yesno", prompt: "room.q.explode", params, answer: yes(summary.dataset.verdict === "exploding") },
+      ];
+    }
+    if (lesson === "nan" && summary?.dataset.step !== undefined) {
+      return [{ kind: "yesno", prompt: "room.q.nan", params: { steps: String(state.values["nan.steps"]) },
+                answer: yes(summary.dataset.step !== "") }];
+    }
+    return [];
+  },
+};
