@@ -75,6 +75,23 @@ fi
 caddy_version=$(podman run --rm --runtime runc "$CADDY_IMAGE" caddy version | cut -d' ' -f1)
 echo "caddy: $caddy_version"
 
+# Class mode's store, as compose.yaml names it: a stand-in with Debian's redis-server (the same
+# 7.x line, BSD-licensed), run by the same command, when the official image cannot be pulled.
+REDIS_IMAGE=docker.io/library/$(sed -n 's/^ *image: *\(redis:.*\)$/\1/p' deploy/compose.yaml)
+if podman image exists "$REDIS_IMAGE"; then
+  say "reusing the stand-in $REDIS_IMAGE"
+else
+  say "building a stand-in for $REDIS_IMAGE from Debian's redis-server"
+  podman build --runtime runc --pull=never -t "$REDIS_IMAGE" -f - <<'EOF'
+FROM localhost/debian-base:bookworm
+RUN apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server \
+    && rm -rf /var/lib/apt/lists/* && mkdir -p /data
+WORKDIR /data
+EXPOSE 6379
+CMD ["redis-server"]
+EOF
+fi
+
 # --- podman-compose --------------------------------------------------------------------------
 VENV=$CACHE_DIR/compose-venv
 if [[ ! -x $VENV/bin/podman-compose ]]; then
@@ -154,6 +171,22 @@ print(f"POST /api/training/run: {response.status} {response.getheader('content-t
       f"last {last:.2f} s")
 assert response.status == 200 and first < 0.25 * last and spread > len(arrivals) // 2
 EOF
+
+# --- class mode across replicas ---------------------------------------------------------------
+# A room started through the proxy must be found by every replica: the rooms live in Redis, not
+# in each replica's own /tmp. Each replica joins it from inside, on its own loopback.
+say "class mode: a room started through the proxy, joined on each replica"
+room=$(curl -fsS -m 10 -X POST -H 'Content-Type: application/json' -d '{}' \
+  "http://$LAB_PORT/api/rooms" | python3 -c 'import json, sys; print(json.load(sys.stdin)["code"])') \
+  || fail "could not start a room through the proxy"
+for n in $(seq 1 "$LAB_REPLICAS"); do
+  podman exec "${PROJECT}_app_$n" python -c "
+import json, urllib.request
+request = urllib.request.Request('http://127.0.0.1:8000/api/rooms/$room/join', method='POST',
+    data=json.dumps({'nickname': 'replica $n'}).encode(), headers={'Content-Type': 'application/json'})
+urllib.request.urlopen(request, timeout=10)" || fail "replica $n cannot find room $room"
+  echo "replica $n: joined room $room"
+done
 
 # --- the pod's view: the shipped seccomp profile ----------------------------------------------
 # Kubernetes' pods (deploy/k8s/deployment.yaml) run as the replicas above do, and on a node whose

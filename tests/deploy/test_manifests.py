@@ -32,7 +32,13 @@ def _all(kind: str) -> list[dict[str, Any]]:
     return [obj for path in MANIFESTS for obj in _objects(path) if obj["kind"] == kind]
 
 
-DEPLOYMENTS = _all("Deployment")
+def _lab(objects: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The lab's own objects, not its room store's."""
+    return [o for o in objects
+            if o["metadata"]["labels"]["app.kubernetes.io/name"] == "gradient-lab"]
+
+
+DEPLOYMENTS = _lab(_all("Deployment"))
 CONTAINERS = [(d, c) for d in DEPLOYMENTS for c in d["spec"]["template"]["spec"]["containers"]]
 
 
@@ -54,7 +60,7 @@ def test_every_manifest_validates_against_the_kubernetes_schemas(path: Path,
 def test_the_folder_has_each_object_a_school_needs() -> None:
     top = {obj["kind"] for path in K8S.glob("*.yaml") for obj in _objects(path)}
     assert top == {"ConfigMap", "Deployment", "Service", "HorizontalPodAutoscaler",
-                   "PodDisruptionBudget"}
+                   "PodDisruptionBudget", "NetworkPolicy"}
     hpa, = _all("HorizontalPodAutoscaler")
     assert hpa["spec"]["scaleTargetRef"]["name"] == "gradient-lab"
     assert [m["resource"]["name"] for m in hpa["spec"]["metrics"]] == ["cpu"]
@@ -72,7 +78,7 @@ def test_there_is_a_gpu_variant_that_asks_for_a_gpu_on_a_gpu_node() -> None:
 
 
 def test_the_service_the_budget_and_the_deployments_select_the_same_pods() -> None:
-    service, = _all("Service")
+    service, = _lab(_all("Service"))
     budget, = _all("PodDisruptionBudget")
     assert "sessionAffinity" not in service["spec"]  # any pod answers any request
     for deployment in DEPLOYMENTS:
@@ -144,3 +150,28 @@ def test_the_shipped_seccomp_profile_allows_the_walls_and_denies_by_default() ->
     assert not {"ptrace", "mount", "unshare", "setns", "keyctl", "bpf"} & allowed
     clone3, = [rule for rule in profile["syscalls"] if rule["names"] == ["clone3"]]
     assert clone3["errnoRet"] == 38  # ENOSYS, so glibc falls back to clone
+
+
+def test_every_pod_shares_one_room_store_that_only_the_labs_pods_reach() -> None:
+    # Each pod's /tmp is its own: with the SQLite default, a student's pod would not know the
+    # teacher's room.
+    config, = _all("ConfigMap")
+    redis, = [d for d in _all("Deployment") if d not in DEPLOYMENTS]
+    service, = [s for s in _all("Service") if s not in _lab(_all("Service"))]
+    port = service["spec"]["ports"][0]["port"]
+    assert config["data"]["APP_ROOM_STORE"] == f"redis://{service['metadata']['name']}:{port}/0"
+    assert service["spec"]["selector"].items() <= \
+        redis["spec"]["template"]["metadata"]["labels"].items()
+    pod = redis["spec"]["template"]["spec"]
+    container, = pod["containers"]
+    context = {**pod["securityContext"], **container["securityContext"]}
+    assert context["runAsNonRoot"] is True and context["capabilities"] == {"drop": ["ALL"]}
+    assert context["readOnlyRootFilesystem"] is True
+    assert context["allowPrivilegeEscalation"] is False
+    assert container["args"][:2] == ["--save", ""]  # rooms are not kept on disk
+    policy, = _all("NetworkPolicy")
+    assert policy["spec"]["podSelector"]["matchLabels"].items() <= \
+        redis["spec"]["template"]["metadata"]["labels"].items()
+    sources = [peer["podSelector"]["matchLabels"] for rule in policy["spec"]["ingress"]
+               for peer in rule["from"]]
+    assert sources == [{"app.kubernetes.io/name": "gradient-lab"}]
