@@ -71,5 +71,12 @@ def test_each_link_of_a_stop_says_what_it_opens(
     assert len(set(page.locator("#S21 .links a").all_inner_texts())) == 4
     # A stop with one link keeps it short: its row already says what it is.
     assert page.locator("#S2 .links a").inner_text() == strings["lessons.lab.graph"]
+    # Each pill is as wide as its words: neither stretched across its column nor, on a wide
+    # screen, broken between the lab's name and what it opens.
+    single = page.locator("#S2 .links a").bounding_box()
+    assert single["width"] < 250, single
+    if width > 1000:
+        for box in (link.bounding_box() for link in links.all()):
+            assert box["height"] < 1.5 * single["height"], (box, single)
     assert page.evaluate("document.documentElement.scrollWidth - window.innerWidth") <= 1
     page.locator("#S12").screenshot(path=artifacts / f"lessons-S12-{lang}-{width}x{height}.png")
