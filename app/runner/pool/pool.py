@@ -198,6 +198,7 @@ class Pool:
             raise WallsDown(f"this server's kernel lacks {', '.join(self.missing_walls())}, so "
                             "it runs no programs; the built-in lessons still work",
                             hint_key="hint.walls_down")
+        cpu_seconds = min(cpu_seconds, self.config.max_cpu_seconds)  # the kernel's hard stop
         payload = _request({"job": job.__name__, "args": args,
                             "wall_seconds": wall_seconds, "cpu_seconds": cpu_seconds})
         deadline = time.monotonic() + queue_seconds
