@@ -209,23 +209,7 @@ echo "GET /readyz: $pod_ready"
 grep -q '"walls_missing": *\[\]' <<<"$pod_ready" || { podman rm -f "$POD" >/dev/null; fail "a wall is missing under the shipped profile"; }
 server_pid=$(podman exec "$POD" python -c "import os; print(os.getppid())" 2>/dev/null || echo 1)
 readable=$(podman exec "$POD" python -c "import torch; print(torch.__file__)")
-"$PYTHON" - "$pod_port" "$server_pid" "$readable" <<'EOF' || { podman rm -f "$POD" >/dev/null; fail "a move got through the walls under the shipped profile"; }
-import json, sys, urllib.request
-port, server_pid, readable = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-target = {"server_pid": server_pid, "port": 8000, "readable": readable, "memory": 3 << 30}
-program = open("tests/runner/attacks.py").read().replace("TARGET = {", f"TARGET = {target!r}\n_ = {{", 1)
-request = urllib.request.Request(f"http://127.0.0.1:{port}/api/graph", method="POST",
-                                 data=json.dumps({"code": program}).encode(),
-                                 headers={"Content-Type": "application/json"})
-results = json.loads(json.load(urllib.request.urlopen(request, timeout=60))["stdout"])
-held = [kind for _, kind in results.pop("descriptors")]
-through = {k: v for k, v in results.items() if str(v).startswith("succeeded")}
-print(f"the assume-breach program: {len(results)} moves, {len(results) - len(through)} blocked; "
-      f"descriptors held: {held}")
-for name, result in through.items():
-    print(f"  GOT THROUGH: {name}: {result}")
-assert not through and held == ["pipe", "pipe"]
-EOF
+"$PYTHON" scripts/breach_probe.py "$pod_port" "$server_pid" "$readable" || { podman rm -f "$POD" >/dev/null; fail "a move got through the walls under the shipped profile"; }
 podman rm -f "$POD" >/dev/null 2>&1
 
 # --- the class, and a replica's death --------------------------------------------------------

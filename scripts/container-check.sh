@@ -166,22 +166,7 @@ EOF
 say "the assume-breach program (tests/runner/attacks.py) inside the container"
 server_pid=$(podman exec "$CONTAINER" python -c "import os; print(os.getppid())" 2>/dev/null || echo 1)
 readable=$(podman exec "$CONTAINER" python -c "import torch; print(torch.__file__)")
-python3 - "$port" "$server_pid" "$readable" <<'EOF' || fail "a move got through the walls in the container"
-import json, sys, urllib.request
-port, server_pid, readable = sys.argv[1], int(sys.argv[2]), sys.argv[3]
-target = {"server_pid": server_pid, "port": 8000, "readable": readable, "memory": 3 << 30}
-program = open("tests/runner/attacks.py").read().replace("TARGET = {", f"TARGET = {target!r}\n_ = {{", 1)
-request = urllib.request.Request(f"http://127.0.0.1:{port}/api/graph", method="POST",
-                                 data=json.dumps({"code": program}).encode(),
-                                 headers={"Content-Type": "application/json"})
-results = json.loads(json.load(urllib.request.urlopen(request, timeout=60))["stdout"])
-held = [kind for _, kind in results.pop("descriptors")]
-through = {k: v for k, v in results.items() if str(v).startswith("succeeded")}
-print(f"{len(results)} moves: {len(results) - len(through)} blocked; descriptors held: {held}")
-for name, result in through.items():
-    print(f"  GOT THROUGH: {name}: {result}")
-assert not through and held == ["pipe", "pipe"]
-EOF
+python3 scripts/breach_probe.py "$port" "$server_pid" "$readable" || fail "a move got through the walls in the container"
 
 say "HEALTHCHECK, run by podman inside the container"
 if podman healthcheck run "$CONTAINER"; then
