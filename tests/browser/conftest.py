@@ -64,10 +64,17 @@ class PageProblems:
         self.items: list[str] = []
 
     def watch(self, page: Any) -> None:
-        page.on("requestfailed", lambda r: self.items.append(f"failed: {r.url} {r.failure}"))
-        page.on("pageerror", lambda e: self.items.append(f"uncaught: {e}"))
+        page.on("requestfailed", self._failed)
+        page.on("pageerror", lambda e: self.items.append(f"uncaught: {e.stack or e}"))
         page.on("response", self._response)
         page.on("console", self._console)
+
+    def _failed(self, request: Any) -> None:
+        # ERR_ABORTED is the browser cancelling a request on purpose: the page navigated away (a
+        # student following the teacher) or the page's own Stop button or clock aborted it; a
+        # clock's timeout shows as the lab's error, which the tests' own waits then meet.
+        if request.failure != "net::ERR_ABORTED":
+            self.items.append(f"failed: {request.url} {request.failure}")
 
     def _response(self, response: Any) -> None:
         # A program that raises (400), runs too long (408) or too big (413) is answered with the

@@ -27,21 +27,6 @@ XSS = "<img src=x onerror=f()>"
 STRINGS = {"en": EN, "zh-CN": ZH}
 
 
-class RoomProblems(PageProblems):
-    """PageProblems, less the event stream a page drops when it navigates (following the
-    teacher to another lab), which Chromium reports as an aborted request."""
-
-    def watch(self, page: Any) -> None:
-        page.on("requestfailed", self._failed)
-        page.on("pageerror", lambda e: self.items.append(f"uncaught: {e.stack}"))
-        page.on("response", self._response)
-        page.on("console", self._console)
-
-    def _failed(self, request: Any) -> None:
-        if not (request.url.endswith("/events") and "ERR_ABORTED" in str(request.failure)):
-            self.items.append(f"failed: {request.url} {request.failure}")
-
-
 @contextmanager
 def _environment(**values: str) -> Iterator[None]:
     saved = {name: os.environ.get(name) for name in values}
@@ -99,7 +84,7 @@ def screens(browser: Any, servers: tuple[str, str]) -> Iterator[Any]:
         context.add_init_script("window.f = () => { document.body.dataset.xss = 'ran'; };")
         contexts.append(context)
         page = context.new_page()
-        problems = RoomProblems(base)
+        problems = PageProblems(base)
         problems.watch(page)
         watchers.append(problems)
         return Screen(page, lang)
