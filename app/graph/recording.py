@@ -454,8 +454,17 @@ class _Made(TorchFunctionMode):
             # optimizer.step() or a layer's forward), which the learner never wrote.
             caller = _caller(func, sys._getframe(1))
             if caller is not None and caller.f_code.co_filename == FILENAME:
-                recorder.made(getattr(func, "__name__", ""), args, result, caller.f_lineno)
+                recorder.made(_op_name(func), args, result, caller.f_lineno)
         return result
+
+
+def _op_name(func: Any) -> str:
+    """What the program called: `mul`, `detach`; a property read (x.grad, x.data, x.T) by
+    the property's name, not its `__get__`."""
+    name = getattr(func, "__name__", "")
+    if name == "__get__":
+        return str(getattr(getattr(func, "__self__", None), "__name__", name))
+    return str(name)
 
 
 def _caller(func: Any, frame: FrameType | None) -> FrameType | None:

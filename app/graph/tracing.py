@@ -231,7 +231,8 @@ class _Builder:
         if not sources or made.op in ("grad", "backward"):
             return None
         node = self._const(t)
-        kind = "detached" if made.op.startswith("detach") else (
+        # x.data is the detach of PyTorch before 0.4, still in many tutorials.
+        kind = "detached" if made.op.startswith("detach") or made.op == "data" else (
             "no_grad" if any(s.requires_grad for s in sources) else "data")
         for source in dict.fromkeys(s.id for s in sources):
             self._edge(source, node.id, kind, None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import warnings
+from pathlib import Path
 
 import pytest
 import torch
@@ -16,6 +17,7 @@ from app.jobs import graph_of as graph
 from app.runner.limits import Limits
 
 LIMITS = Limits()
+CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "programs"
 
 
 def run(code: str, **limits: object) -> Graph:
@@ -72,6 +74,30 @@ def test_s2_each_step_shows_the_chain_rule() -> None:
     assert mul[nodes["b"].id].grad == [28.0] and mul[nodes["b"].id].local == [2.0]
     assert g.backward[0].leaf_grads == {nodes["a"].id: [42.0], nodes["b"].id: [28.0]}
     assert nodes["d"].grad == [14.0] and nodes["d"].grad_kept is False  # seen, not kept
+
+
+def test_s2_printing_the_gradients_adds_nothing_to_the_drawing() -> None:
+    # print(a.grad) reads a property: the tutorial's drawing is still a, b, c, d, loss, 1, 2.
+    g = run(EXAMPLES["S2"].program)
+    assert sorted(str(n.name or n.value) for n in g.nodes) == sorted(
+        ["a", "b", "c", "d", "loss", "1", "2"])
+    assert g.stdout == "tensor([42.])\ntensor([28.])\n"
+
+
+def test_a_grad_read_is_no_cut_and_data_is_drawn_as_detached() -> None:
+    # 《深度学习入门之PyTorch》's gradient descent step: w.data = w.data - 1e-2 * w.grad.data
+    program = (CORPUS / "zh__liao_linear_regression_gd.py").read_text()
+    g = run(program)
+    nodes = by_name(g)
+    ids = {n.id: n for n in g.nodes}
+    out_of = [(ids[e.source].name, e.kind, ids[e.target].value) for e in g.edges
+              if ids[e.source].name in ("w", "b") and ids[e.target].kind == "const"]
+    # w.grad is not computed from w; w.data is w before the step, cut from the graph.
+    assert sorted((name, kind) for name, kind, _ in out_of) == [("b", "detached"),
+                                                                 ("w", "detached")]
+    for name, _, value in out_of:
+        before = nodes[name].value[0] + 1e-2 * nodes[name].grad[0]  # type: ignore[index]
+        assert value == [pytest.approx(before, abs=1e-6)]  # in float32
 
 
 def test_s3_second_backward_adds_to_the_leaves() -> None:
