@@ -128,3 +128,7 @@ def test_lessons_name_what_each_of_several_links_opens(client: TestClient) -> No
         assert title in row
     row = html[html.index('<li id="S19">'):html.index('<li id="S20">')]
     assert EXAMPLES["S19b"].title_en in row
+    # Chinese text takes the full-width colon between the lab and what it opens.
+    html = client.get("/lessons?lang=zh-CN").text
+    row = html[html.index('<li id="S12">'):html.index('<li id="S13">')]
+    assert row.count("梯度下降实验室</span>：<span") == 4 and "</span>: <span" not in row
