@@ -149,6 +149,7 @@ def test_a_training_run_on_a_phone_fits_the_screen(
     open_lab(page, server + f"/training?lang={lang}#lesson=flow&flow.width=32&flow.steps=10"
           "&train.steps=100")
     assert _scroll_width(page) <= 390 + 1, "the page scrolls sideways before the run"
+    _assert_titles_fit(page, ("flow-bars", "flow-heatmap"))
     page.locator("#tab-train").click()
     after(page, lambda: page.locator("#panel-train button[type=submit]").click())
     _forgive_the_stream(problems, server)
@@ -165,8 +166,19 @@ def test_a_training_run_on_a_phone_fits_the_screen(
         assert box["x"] >= 0 and right <= 390 and right <= panel["x"] + panel["width"] + 1, \
             (plot, box, panel)
         assert box["width"] > 200, (plot, box)
+    _assert_titles_fit(page, ("train-boundary", "train-loss", "train-norm", "train-lr"))
     assert _scroll_width(page) <= 390 + 1, "the page scrolls sideways after the run"
     page.screenshot(path=str(artifacts / f"training-{lang}-390x844.png"), full_page=True)
+
+
+def _assert_titles_fit(page: Any, plots: tuple[str, ...]) -> None:
+    """Each chart's title lies within its chart: Plotly cuts off what does not fit."""
+    for plot in plots:
+        title = page.locator(f"#{plot} .gtitle").bounding_box()
+        chart = page.locator(f"#{plot}").bounding_box()
+        assert title is not None and chart is not None, plot
+        assert chart["x"] <= title["x"] and \
+            title["x"] + title["width"] <= chart["x"] + chart["width"], (plot, title, chart)
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])
