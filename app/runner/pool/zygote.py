@@ -77,13 +77,13 @@ def main(jobs: Mapping[str, Job], warm_up: Callable[[], None]) -> None:
     config = ZygoteConfig.from_json(sys.argv[1])
     # It ends when the pool's end of the socket closes, as it does when the server dies.
     channel = socket.socket(fileno=config.socket_fd)
-    _prepare(warm_up)
-    confinement, walls_up = _confinement(config)
+    prepare(warm_up)
+    confinement, walls_up = confinement_of(config)
     channel.send(json.dumps({"hello": walls_up}).encode())
     _fork_and_reap(channel, confinement, jobs)
 
 
-def _prepare(warm_up: Callable[[], None]) -> None:
+def prepare(warm_up: Callable[[], None]) -> None:
     import torch
 
     torch.set_num_threads(1)  # before any op: one thread per child, as the lab promises
@@ -122,7 +122,7 @@ def _fold_into_huge_pages() -> None:
             libc.madvise(start, end - start, _MADV_COLLAPSE)
 
 
-def _confinement(config: ZygoteConfig) -> tuple[Confinement, dict[str, object]]:
+def confinement_of(config: ZygoteConfig) -> tuple[Confinement, dict[str, object]]:
     """The children's walls, and what the pool reports of them (/healthz, the start-up log)."""
     abi = landlock.abi_version()
     user = pwd.getpwnam(config.user)
