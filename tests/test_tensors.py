@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from app.tensors import all_finite, to_plain
+from app.tensors import all_finite, plain_and_finite, to_plain
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
@@ -37,6 +37,20 @@ def test_integers_bools_and_complex_values() -> None:
     assert to_plain(torch.tensor([1 + 2j])) == [[1.0, 2.0]]
     assert not all_finite(torch.tensor([complex(math.inf, 0)]))
     assert all_finite(torch.tensor([1, 2]))
+
+
+@pytest.mark.parametrize("numel", [1, 10, 1000, 100_000])
+def test_reading_a_tensor_says_whether_it_is_finite(numel: int) -> None:
+    for dtype in (torch.float32, torch.complex64, torch.int64, torch.bool):
+        t = torch.ones(numel, dtype=dtype)
+        assert plain_and_finite(t)[1] is (True if numel <= 1000 else None), dtype
+        assert all_finite(t), dtype
+        if dtype.is_floating_point or dtype.is_complex:
+            worst = complex(0, -math.inf) if dtype.is_complex else -math.inf
+            for bad in (math.nan, math.inf, worst):
+                t[numel // 2] = bad
+                assert plain_and_finite(t)[1] is (False if numel <= 1000 else None), (dtype, bad)
+                assert not all_finite(t), (dtype, bad)
 
 
 def test_past_the_budget_a_summary_and_past_the_quick_check_torch_decides() -> None:
