@@ -49,8 +49,8 @@ def all_finite(t: torch.Tensor) -> bool:
 def _finite(t: torch.Tensor) -> bool:
     if not (t.is_floating_point() or t.is_complex()):
         return True
-    # A NaN or an infinity makes the sum NaN or infinite: one reduction clears most tensors
-    # (3 us against isfinite().all()'s 12 here); finite values whose sum overflows go on.
+    # A NaN or an infinity makes the sum NaN or infinite: one reduction clears most tensors,
+    # and only finite values whose sum overflows need the exact check.
     return cmath.isfinite(t.detach().sum().item()) or bool(torch.isfinite(t).all())
 
 
