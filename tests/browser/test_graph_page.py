@@ -68,8 +68,7 @@ def test_s2_steps_backward_to_42_and_28_and_shows_the_chain_rule(
     assert "Step 5 / 5" in page.locator("#position").inner_text()
 
     # The inspector opens on a click on a node.
-    box = page.locator("#graph .textpoint", has_text="c = 6").first.bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    _click_node(page, "c = 6")
     inspector = page.locator("#inspector")
     inspector.wait_for(state="visible")
     assert "MulBackward0" in inspector.inner_text()
@@ -203,8 +202,7 @@ def test_a_module_call_is_one_box_that_opens_on_click(
     after(page, lambda: page.locator("#run").click())
     labels = _node_labels(page)
     assert "model" in labels and "Addmm" not in labels, labels
-    box = page.locator("#graph .textpoint", has_text="model").first.bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    _click_node(page, "model")
     page.wait_for_function("[...document.querySelectorAll('#graph .textpoint')]"
                            ".some((t) => t.textContent.includes('Addmm'))")
     assert "Relu" in _node_labels(page)
@@ -212,6 +210,16 @@ def test_a_module_call_is_one_box_that_opens_on_click(
 
 
 # --- The chain rule written out ------------------------------------------------------------------
+
+def _click_node(page: Any, label: str) -> None:
+    """Click the middle of the graph's node whose label holds `label`, as a learner would."""
+    _click_centre(page, page.locator("#graph .textpoint", has_text=label).first)
+
+
+def _click_centre(page: Any, locator: Any) -> None:
+    box = locator.bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
 
 def _run_program(page: Any, program: str) -> None:
     page.evaluate("code => document.querySelector('.CodeMirror').CodeMirror.setValue(code)",
@@ -254,8 +262,7 @@ def test_the_inspector_shows_only_what_backward_has_reached(
     page, _ = open_page(1280, 720)
     open_lab(page, server + f"/?lang={lang}#ex=S2")
     assert "0 / 5" in page.locator("#position").inner_text()
-    box = page.locator("#graph .textpoint", has_text="c = 6").first.bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    _click_node(page, "c = 6")
     inspector = page.locator("#inspector")
     inspector.wait_for(state="visible")
     assert strings["graph.inspect.not_yet"] in inspector.inner_text()
@@ -265,8 +272,7 @@ def test_the_inspector_shows_only_what_backward_has_reached(
     assert inspector.locator('[data-known="1"]').inner_text().startswith("14")
     # A leaf's gradient: None in the panel, and in the inspector, until AccumulateGrad runs.
     page.locator("#first").click()
-    box = page.locator("#graph .textpoint", has_text="a = 2").first.bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    _click_node(page, "a = 2")
     assert strings["graph.inspect.not_yet"] in inspector.inner_text()
     assert _leaf_grad(page, "a") == strings["graph.leaf.none"]
 
@@ -327,8 +333,7 @@ def test_fit_all_zoom_and_an_opened_module_keep_the_graph_on_screen(
     page, _ = open_page(1280, 720)
     open_lab(page, server + "/")
     _run_program(page, _MODEL)
-    box = page.locator("#graph .textpoint", has_text="model").first.bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    _click_node(page, "model")
     page.wait_for_function("[...document.querySelectorAll('#graph .textpoint')]"
                            ".some((t) => t.textContent.includes('Addmm'))")
     opened = page.evaluate(_OFF_SCREEN)
@@ -352,15 +357,13 @@ def test_a_matrix_shows_its_shape_and_a_heat_map(open_page: Any, server: str,
     page, _ = open_page(1280, 800)
     open_lab(page, server + "/")
     _run_program(page, _MODEL)
-    box = page.locator("#graph .textpoint", has_text="model").first.bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    _click_node(page, "model")
     weight = page.locator("#graph .textpoint", has_text="model.0.weight")
     weight.first.wait_for()
     assert "[4×3]" in weight.first.text_content()  # its shape, not six flattened numbers
     page.locator("#fit").click()
     page.wait_for_timeout(300)
-    box = weight.first.bounding_box()
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    _click_centre(page, weight.first)
     value = page.locator("#inspector dd").nth(1)
     assert value.locator(".tensor-shape").inner_text().startswith("4×3")
     assert value.locator("table.heat tr").count() == 4
