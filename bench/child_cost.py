@@ -32,8 +32,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
-# One thread, as the pool gives the zygote (children.ONE_THREAD), before numpy or torch load.
-os.environ.update({"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+from app.runner.child.environment import numeric_environment  # noqa: E402
+
+# What the pool gives the zygote, before numpy or torch load.
+os.environ.update(numeric_environment(os.environ))
 
 from app import jobs  # noqa: E402
 from app.graph.examples import EXAMPLES  # noqa: E402

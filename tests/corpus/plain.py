@@ -21,8 +21,11 @@ import sys
 import tempfile
 import time
 
-# Read by numpy's BLAS when it loads: one thread, as the lab's children have.
-os.environ.update({"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"})
+from app.runner.child.environment import ONE_THREAD  # imports nothing numeric
+
+# Read by numpy's BLAS when it loads: one thread, as the lab's children have. Everything else
+# comes from the caller's environment, as it reaches `python program.py`.
+os.environ.update(ONE_THREAD)
 
 import numpy as np  # noqa: E402
 import torch  # noqa: E402

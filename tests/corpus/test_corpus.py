@@ -13,6 +13,7 @@ more.
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -39,10 +40,11 @@ KNOWN: dict[str, str] = {}
 
 @pytest.fixture(scope="module")
 def oracle() -> dict[str, dict[str, object]]:
-    """What plain Python prints for each program, from a process of its own."""
+    """What plain Python prints for each program, from a process of its own, in the server's
+    environment (as `python program.py` from the shell that started it)."""
     result = subprocess.run([sys.executable, str(HERE / "plain.py"), "--json",
                              *map(str, PROGRAMS)], capture_output=True, text=True, check=True,
-                            timeout=900)
+                            timeout=900, env=dict(os.environ))
     return {Path(path).name: answer for path, answer in json.loads(result.stdout).items()}
 
 

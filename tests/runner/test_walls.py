@@ -4,7 +4,8 @@ tests/runner/attacks.py is a learner's program as an attacker writes it: plain P
 raw system calls. Run in a child with every wall up, every move is blocked. Run with one wall
 taken away, some move gets through: so the suite cannot pass with a wall missing. And the
 child's own view of its privileges (the `walls` job) is what issue 22 asks: no root, no
-capabilities, seccomp in filter mode, no_new_privs, an empty environment.
+capabilities, seccomp in filter mode, no_new_privs, an environment that holds only the
+numeric libraries' kernel choices and the lab's one thread (test_environment.py).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pytest
 import torch
 
 from app import jobs
+from app.runner.child.environment import numeric_environment
 from app.runner.child.lockin import Walls
 from app.runner.limits import Limits
 from app.runner.pool.pool import Pool, PoolConfig
@@ -93,7 +95,7 @@ def _report(pool: Pool) -> dict[str, object]:
     return json.loads(body)  # type: ignore[no-any-return]
 
 
-def test_a_child_runs_unprivileged_with_no_capabilities_and_an_empty_environment(
+def test_a_child_runs_unprivileged_with_no_capabilities_and_only_numeric_variables(
         walled: Pool) -> None:
     report = _report(walled)
     if ROOT:  # the server runs as root (as CI does): the child is nobody
@@ -108,7 +110,7 @@ def test_a_child_runs_unprivileged_with_no_capabilities_and_an_empty_environment
         assert report["cap_bounding"] == 0, report
     assert report["seccomp"] == 2, report  # SECCOMP_MODE_FILTER
     assert report["no_new_privs"] == 1, report
-    assert report["environment"] == {}, report
+    assert report["environment"] == numeric_environment(os.environ), report
     assert not report["reads_root"] and not report["reads_proc"], report
     assert not report["cwd_readable"], report
 

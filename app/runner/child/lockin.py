@@ -1,7 +1,8 @@
 """lock_in: the walls a child puts up around itself, in order, before it reads its job.
 
-Every step is irreversible. After it the child holds two pipes and /dev/null, has an empty
-environment and an empty working directory it cannot read, runs as an unprivileged user with no
+Every step is irreversible. After it the child holds two pipes and /dev/null, has an
+environment that holds only the numeric libraries' kernel choices (environment.py), an empty
+working directory it cannot read, runs as an unprivileged user with no
 capabilities, cannot gain privileges, reads only what imports need (Landlock), makes only the
 system calls on the list (seccomp), and dies with the zygote. `Walls` says which walls to put
 up: all of them, but for the tests that show each one matters by taking it away.
@@ -45,6 +46,7 @@ class Confinement:
     address_space: int | None  # bytes of virtual memory; None on CUDA, which maps huge ranges
     cpu_seconds: int  # the CPU limit: SIGXCPU past it, SIGKILL a second later
     seccomp: bytes | None  # the filter, compiled once (seccomp.compile_filter)
+    environment: dict[str, str]  # all a program finds in os.environ (numeric_environment)
     gpu_memory: int | None = None  # on a GPU: CUDA starts before the lock-in, capped at this
 
 
@@ -59,6 +61,7 @@ def lock_in(confinement: Confinement, keep: tuple[int, ...]) -> None:
     _only_descriptors(keep, confinement.ruleset)
     os.chdir(confinement.workdir)
     os.environ.clear()  # unsetenv each: the C library's environment is emptied too
+    os.environ.update(confinement.environment)  # libraries that read them at first use
     if walls.rlimits:
         _limit(confinement)
     if walls.user:

@@ -21,16 +21,17 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.runner.child.environment import numeric_environment
 from app.runner.pool.zygote import ZygoteConfig
 
 _log = logging.getLogger(__name__)
 _START_SECONDS = 300.0  # importing torch and warming up, on a slow machine under load
 _ENDINGS_KEPT = 4096  # how each recent child ended, for the pool to ask after a failure
-# What the zygote's environment keeps of the server's: where torch finds CUDA, nothing else.
+# What the zygote's environment keeps of the server's, beside the numeric libraries' kernel
+# choices (child/environment.py): where torch finds CUDA, nothing else.
 _ENVIRONMENT = ("LD_LIBRARY_PATH", "CUDA_VISIBLE_DEVICES", "NVIDIA_VISIBLE_DEVICES",
                 "PYTORCH_CUDA_ALLOC_CONF", "PATH")
 _ROOT = Path(__file__).resolve().parents[3]  # the folder that holds the app package
-ONE_THREAD = {"OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 @dataclass(eq=False, slots=True)
@@ -85,9 +86,9 @@ class Zygote:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         environment = {key: os.environ[key] for key in _ENVIRONMENT if key in os.environ}
         environment["PYTHONPATH"] = str(_ROOT)
-        # One thread for numpy's BLAS and OpenMP too, as torch.set_num_threads(1) gives torch:
-        # read once, when numpy loads its library.
-        environment.update(ONE_THREAD)
+        # Read once, when numpy and torch load their libraries: the kernels plain Python would
+        # pick here, and one thread, as torch.set_num_threads(1) gives torch.
+        environment.update(numeric_environment(os.environ))
         config = self._config_of(theirs.fileno())
         self._process = subprocess.Popen(
             [sys.executable, "-m", self._entry, config.to_json()], pass_fds=[theirs.fileno()],

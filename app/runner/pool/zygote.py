@@ -1,11 +1,12 @@
 """The zygote: the one process that has imported torch and the labs, and forks every child.
 
 The pool (pool.py) starts it with `python -m app.jobs` and a socket, in an environment that
-holds nothing of the server's. It imports what learners' programs use, warms up, makes the
-Landlock ruleset once, then forks a child for each "fork" the pool sends: the child locks
-itself in and waits for its job (child/serve.py), and the pool gets the child's pid, its two
-pipes and a pidfd to kill it by. The zygote reaps every child and tells the pool how each one
-ended. It never runs a learner's program itself.
+holds nothing of the server's but the numeric libraries' kernel choices. It imports what
+learners' programs use, warms up, makes the Landlock ruleset once, then forks a child for
+each "fork" the pool sends: the child locks itself in and waits for its job
+(child/serve.py), and the pool gets the child's pid, its two pipes and a pidfd to kill it by.
+The zygote reaps every child and tells the pool how each one ended. It never runs a
+learner's program itself.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from math import ceil
 
 import app
 from app.runner.child import landlock, seccomp
+from app.runner.child.environment import numeric_environment
 from app.runner.child.lockin import Confinement, Walls
 from app.runner.child.serve import Job, serve
 from app.runner.pool import mounts
@@ -146,6 +148,7 @@ def confinement_of(config: ZygoteConfig) -> tuple[Confinement, dict[str, object]
         walls=config.walls, ruleset=ruleset, uid=user.pw_uid, gid=user.pw_gid,
         workdir=config.workdir, address_space=address_space,
         cpu_seconds=ceil(config.cpu_seconds) + 1, seccomp=program,
+        environment=numeric_environment(os.environ),
         gpu_memory=(config.memory_mb << 20) if config.cuda else None)
     walls_up = {"landlock": abi if ruleset is not None else 0, "seccomp": program is not None,
                 "user": config.user if root and config.walls.user else
