@@ -43,11 +43,11 @@ RUN apt-get update \
 COPY --from=build /opt/venv /opt/venv
 
 WORKDIR /app
-COPY app/ app/
+COPY gradient_lab/ gradient_lab/
 COPY static/ static/
 COPY templates/ templates/
 # Compiled now, as root, because the app's user cannot write here and would compile every start.
-RUN python -m compileall -q app
+RUN python -m compileall -q gradient_lab
 
 # APP_HOST: the server's default, 127.0.0.1, would not be reachable through a published port.
 ENV PATH=/opt/venv/bin:$PATH \
@@ -60,4 +60,4 @@ EXPOSE 8000
 # urllib rather than curl, which the slim image lacks. urlopen raises on any status but 2xx.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('APP_PORT', '8000') + '/healthz', timeout=4)"]
-CMD ["python", "-m", "app"]
+CMD ["python", "-m", "gradient_lab"]

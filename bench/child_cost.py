@@ -32,17 +32,17 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path[:0] = [str(ROOT)]
-from app.runner.child.environment import numeric_environment  # noqa: E402
+from gradient_lab.runner.child.environment import numeric_environment  # noqa: E402
 
 # What the pool gives the zygote, before numpy or torch load.
 os.environ.update(numeric_environment(os.environ))
 
-from app import jobs  # noqa: E402
-from app.graph.examples import EXAMPLES  # noqa: E402
-from app.runner.child.lockin import Walls, lock_in  # noqa: E402
-from app.runner.child.serve import serve  # noqa: E402
-from app.runner.limits import Limits  # noqa: E402
-from app.runner.pool import zygote  # noqa: E402
+from gradient_lab import jobs  # noqa: E402
+from gradient_lab.graph.examples import EXAMPLES  # noqa: E402
+from gradient_lab.runner.child.lockin import Walls, lock_in  # noqa: E402
+from gradient_lab.runner.child.serve import serve  # noqa: E402
+from gradient_lab.runner.limits import Limits  # noqa: E402
+from gradient_lab.runner.pool import zygote  # noqa: E402
 
 S2_JOB = json.dumps({"job": "graph", "wall_seconds": 5, "cpu_seconds": 5, "args": {
     "code": EXAMPLES["S2"].program, "device": "cpu", "limits": asdict(Limits())}}).encode()

@@ -1,15 +1,15 @@
 """A class of students on one server: `python bench/classroom.py [--seconds N] [--students 50]`.
 
-Starts `python -m app` (default settings) on a free port of 127.0.0.1, or with `--port` uses the
-server already listening there (a proxy in front of replicas: scripts/compose-check.sh), and lets
-`--students` simulated students use it for `--seconds`. Each arrives within the first few
-seconds, opens a lab's page (the HTML and every script and style it loads, gzip accepted, an
-empty cache), then repeats: think for a while, press a button. The buttons are what the pages send:
+Starts `python -m gradient_lab` (default settings) on a free port of 127.0.0.1, or with `--port`
+uses the server already listening there (a proxy in front of replicas: scripts/compose-check.sh),
+and lets `--students` simulated students use it for `--seconds`. Each arrives within the first few
+seconds, opens a lab's page (the HTML and every script and style it loads, gzip accepted, an empty
+cache), then repeats: think for a while, press a button. The buttons are what the pages send:
 
-- graph lab: POST /api/graph with one of the tutorial's examples (app.graph.examples; the ones
-  whose point is an error expect their 4xx);
-- descent lab: POST /api/descent with a preset (app.descent.presets), POST /api/surface for a
-  built-in surface at the page's resolution, now and then POST /api/basins;
+- graph lab: POST /api/graph with one of the tutorial's examples (gradient_lab.graph.examples; the
+  ones whose point is an error expect their 4xx);
+- descent lab: POST /api/descent with a preset (gradient_lab.descent.presets), POST /api/surface for
+  a built-in surface at the page's resolution, now and then POST /api/basins;
 - training lab: POST /api/training/run (read to its last event), /flow with a preset, /nan,
   /accumulation, /precision.
 
@@ -43,10 +43,10 @@ import loadgen  # noqa: E402
 from page_weight import page_assets  # noqa: E402
 from server import free_port, quantile, session_rss, start_server, stop  # noqa: E402
 
-from app.descent.presets import PRESETS  # noqa: E402
-from app.descent.surfaces import SURFACES  # noqa: E402
-from app.graph.examples import EXAMPLES  # noqa: E402
-from app.training import FLOW_PRESETS  # noqa: E402
+from gradient_lab.descent.presets import PRESETS  # noqa: E402
+from gradient_lab.descent.surfaces import SURFACES  # noqa: E402
+from gradient_lab.graph.examples import EXAMPLES  # noqa: E402
+from gradient_lab.training import FLOW_PRESETS  # noqa: E402
 
 GZIP = "Accept-Encoding: gzip\r\n"
 THINK = (2.0, 10.0)  # seconds a student looks at a result before the next press (uniform)

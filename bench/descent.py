@@ -14,7 +14,7 @@ Prints three figures, each measured in this one run, baselines in the same proce
    point (one torch call per point). Target >= 100x.
 3. a 40x40 basins map (Himmelblau, Adam, 200 steps) through POST /api/basins. Target <= 2 s.
 
-The endpoints are the real server's: `python -m app` (default settings) on a free port of
+The endpoints are the real server's: `python -m gradient_lab` (default settings) on a free port of
 127.0.0.1, a new connection per request.
 """
 
@@ -40,9 +40,9 @@ import orjson  # noqa: E402
 import torch  # noqa: E402
 from server import free_port, start_server, stop  # noqa: E402
 
-from app.descent.race import race  # noqa: E402
-from app.descent.surfaces import SURFACES, evaluate, surface_fn  # noqa: E402
-from app.optimizers import OPTIMIZERS, Run  # noqa: E402
+from gradient_lab.descent.race import race  # noqa: E402
+from gradient_lab.descent.surfaces import SURFACES, evaluate, surface_fn  # noqa: E402
+from gradient_lab.optimizers import OPTIMIZERS, Run  # noqa: E402
 
 START = (-1.5, 2.0)
 STEPS = 1_000

@@ -1,11 +1,11 @@
 """Benchmark the graph lab: `python bench/graph.py [--repeat N] [--no-browser]`.
 
 1. Graph extraction against torchviz, in this one process: for each program, the program is run
-   once (run_program under an app.graph.recording.GraphRecorder), then we time
-   `app.graph.tracing.trace(...)` alone (values, gradients and backward steps included) against
-   `torchviz.make_dot(output)` on the same, already built graph. Target: ratio ≤ 1.5.
-2. In headless Chromium (Playwright, /usr/bin/chromium) against `python -m app` on a free port:
-   layout + first render of a 300-node graph (target ≤ 1 s), and one backward step (≤ 50 ms).
+   once (run_program under an gradient_lab.graph.recording.GraphRecorder), then we time
+   `gradient_lab.graph.tracing.trace(...)` alone (values, gradients and backward steps included)
+   against `torchviz.make_dot(output)` on the same, already built graph. Target: ratio ≤ 1.5.
+2. In headless Chromium (Playwright, /usr/bin/chromium) against `python -m gradient_lab` on a free
+   port: layout + first render of a 300-node graph (target ≤ 1 s), and one backward step (≤ 50 ms).
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ import torch  # noqa: E402
 import torchviz  # noqa: E402
 from server import free_port, start_server, stop  # noqa: E402
 
-from app.graph.examples import EXAMPLES  # noqa: E402
-from app.graph.recording import GraphRecorder  # noqa: E402
-from app.graph.tracing import trace  # noqa: E402
-from app.runner.child.program import run_program  # noqa: E402
-from app.runner.limits import Limits  # noqa: E402
+from gradient_lab.graph.examples import EXAMPLES  # noqa: E402
+from gradient_lab.graph.recording import GraphRecorder  # noqa: E402
+from gradient_lab.graph.tracing import trace  # noqa: E402
+from gradient_lab.runner.child.program import run_program  # noqa: E402
+from gradient_lab.runner.limits import Limits  # noqa: E402
 
 # torchviz 0.0.3 compares torch versions with distutils' LooseVersion, which warns each call.
 warnings.filterwarnings("ignore", "distutils Version classes are deprecated")
@@ -88,7 +88,7 @@ def extraction(repeat: int) -> bool:
     limits = Limits()
     device = torch.device("cpu")
     ok = True
-    print(f"graph extraction, median of {repeat} (ours = app.graph.tracing.trace, "
+    print(f"graph extraction, median of {repeat} (ours = gradient_lab.graph.tracing.trace, "
           f"theirs = torchviz.make_dot):")
     for name, (code, output) in PROGRAMS.items():
         recorder = GraphRecorder(limits)

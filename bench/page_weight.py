@@ -1,6 +1,6 @@
 """First-load transfer size of each page: `python bench/page_weight.py`.
 
-Starts `python -m app` on a free port of 127.0.0.1 and, for each page, fetches the HTML and
+Starts `python -m gradient_lab` on a free port of 127.0.0.1 and, for each page, fetches the HTML and
 everything it loads on first visit (stylesheets, scripts, the favicon, and the ES modules
 they import, followed transitively) with `Accept-Encoding: gzip`, as a browser with an empty
 cache would. Prints each file's bytes on the wire and uncompressed, its Content-Encoding and

@@ -1,8 +1,8 @@
 """A class in one room: `python bench/room.py [--students 50] [--workers 2] [--store URL]`.
 
-Starts `python -m app` on a free port of 127.0.0.1 with APP_WORKERS uvicorn processes sharing
-one room store (a fresh SQLite file, or --store redis://...), starts a room as its teacher, and
-lets `--students` students join it, each with its own event stream (what a page's EventSource
+Starts `python -m gradient_lab` on a free port of 127.0.0.1 with APP_WORKERS uvicorn processes
+sharing one room store (a fresh SQLite file, or --store redis://...), starts a room as its teacher,
+and lets `--students` students join it, each with its own event stream (what a page's EventSource
 reads) and its own connection for answers. Then:
 
 1. Follow: the teacher moves `--moves` times (POST /address, as a page stepping through backward
@@ -36,7 +36,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import loadgen  # noqa: E402
 from server import free_port, quantile, start_server, stop  # noqa: E402
 
-from app.rooms.service import open_rooms  # noqa: E402
+from gradient_lab.rooms.service import open_rooms  # noqa: E402
 
 DEADLINE = 10.0  # seconds a move or a round of answers may take before the run gives up
 

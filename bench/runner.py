@@ -12,8 +12,8 @@ noisy machine moves both sides alike:
 4. 50 concurrent clients posting S2: >= 100 requests/s with no errors.
 
 (The classroom, with 5% hostile requests, is bench/classroom.py.) The server is
-`python -m app` on a free port of 127.0.0.1, with the default settings unless APP_* variables
-say otherwise. Nothing else is contacted.
+`python -m gradient_lab` on a free port of 127.0.0.1, with the default settings unless APP_*
+variables say otherwise. Nothing else is contacted.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 import loadgen  # noqa: E402
 from server import free_port, quantile, session_cpu, start_server, stop  # noqa: E402
 
-from app.graph.examples import EXAMPLES  # noqa: E402
+from gradient_lab.graph.examples import EXAMPLES  # noqa: E402
 
 S2 = EXAMPLES["S2"].program
 # A 500-epoch loop as a learner writes it: XOR, a small MLP, Adam (the loop an earlier probe of

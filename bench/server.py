@@ -1,8 +1,9 @@
 """What the benchmarks share: the real server as a subprocess on a free loopback port, and
 the memory and latency figures read about it.
 
-The server is `python -m app` with the default settings unless APP_* variables say otherwise;
-it leads its own session, so its process tree (forkserver, sandbox workers) is the session.
+The server is `python -m gradient_lab` with the default settings unless APP_* variables say
+otherwise; it leads its own session, so its process tree (forkserver, sandbox workers) is the
+session.
 """
 
 from __future__ import annotations
@@ -30,9 +31,10 @@ def free_port() -> int:
 
 def start_server(port: int, log: IO[str], env: dict[str, str] | None = None,
                  ) -> subprocess.Popen[bytes]:
-    """Start `python -m app` on 127.0.0.1:port and wait for /healthz; exit with its log if not."""
+    """Start `python -m gradient_lab` on 127.0.0.1:port and wait for /healthz; exit with its
+    log if not."""
     env = {**os.environ, **(env or {}), "APP_HOST": "127.0.0.1", "APP_PORT": str(port)}
-    server = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env,
+    server = subprocess.Popen([sys.executable, "-m", "gradient_lab"], cwd=ROOT, env=env,
                               stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     deadline = time.monotonic() + 90
     while time.monotonic() < deadline and server.poll() is None:

@@ -2,8 +2,8 @@
 
 A 200-step run of a 2×64 MLP on 1,000 points (moons, batches of 100, Adam), two ways:
 
-1. through the endpoint: POST /api/training/run on `python -m app` (a free port of 127.0.0.1),
-   read to the last server-sent event: one sandbox job per chunk of steps, plus HTTP;
+1. through the endpoint: POST /api/training/run on `python -m gradient_lab` (a free port of
+   127.0.0.1), read to the last server-sent event: one sandbox job per chunk of steps, plus HTTP;
 2. the same loop written plainly in this process: the same data, batches, model and optimizer,
    recording the same loss, gradient norm and lr per step.
 
@@ -35,9 +35,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
 
 from server import free_port, session_cpu, start_server, stop  # noqa: E402
 
-from app.runner.limits import Limits  # noqa: E402
-from app.training.loop import TrainConfig, chunk_steps  # noqa: E402
-from app.training.models import build_mlp, make_dataset  # noqa: E402
+from gradient_lab.runner.limits import Limits  # noqa: E402
+from gradient_lab.training.loop import TrainConfig, chunk_steps  # noqa: E402
+from gradient_lab.training.models import build_mlp, make_dataset  # noqa: E402
 
 RUN = {"dataset": "moons", "points": 1000, "noise": 0.1, "width": 64, "depth": 2,
        "optimizer": "adam", "lr": 0.01, "batch_size": 100, "steps": 200, "seed": 0}

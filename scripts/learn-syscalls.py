@@ -28,14 +28,14 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app import jobs  # noqa: E402
-from app.descent.presets import PRESETS  # noqa: E402
-from app.graph.examples import EXAMPLES  # noqa: E402
-from app.runner.child.syscalls import ALLOWED  # noqa: E402
-from app.runner.limits import Limits  # noqa: E402
-from app.runner.pool.pool import Pool, PoolConfig  # noqa: E402
-from app.training import TrainConfig  # noqa: E402
-from app.web import schemas  # noqa: E402
+from gradient_lab import jobs  # noqa: E402
+from gradient_lab.descent.presets import PRESETS  # noqa: E402
+from gradient_lab.graph.examples import EXAMPLES  # noqa: E402
+from gradient_lab.runner.child.syscalls import ALLOWED  # noqa: E402
+from gradient_lab.runner.limits import Limits  # noqa: E402
+from gradient_lab.runner.pool.pool import Pool, PoolConfig  # noqa: E402
+from gradient_lab.training import TrainConfig  # noqa: E402
+from gradient_lab.web import schemas  # noqa: E402
 
 # The calls seccomp.py allows with argument checks, beside the list.
 CHECKED = {"clone", "clone3", "kill", "tgkill", "prlimit64", "sched_getaffinity",

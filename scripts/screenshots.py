@@ -38,7 +38,7 @@ def main() -> None:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     env = {**os.environ, "APP_PORT": str(port), "APP_HOST": "127.0.0.1"}
-    server = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env,
+    server = subprocess.Popen([sys.executable, "-m", "gradient_lab"], cwd=ROOT, env=env,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     try:

@@ -4,4 +4,4 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/_env.sh
 setup_env .
-exec python -m app
+exec python -m gradient_lab

@@ -31,8 +31,8 @@ if ! command -v redis-server >/dev/null && [[ ! -x /usr/bin/redis-server ]]; the
   fi
 fi
 
-lint_paths=(app tests)
+lint_paths=(gradient_lab tests)
 [[ -d bench ]] && lint_paths+=(bench)
 ruff check "${lint_paths[@]}"
-mypy app
+mypy gradient_lab
 pytest "$@"

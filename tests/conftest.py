@@ -5,7 +5,7 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
+from gradient_lab.main import create_app
 
 
 @pytest.fixture(scope="session")

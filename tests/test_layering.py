@@ -12,19 +12,21 @@ from pathlib import Path
 
 import pytest
 
-APP = Path(__file__).resolve().parent.parent / "app"
-LABS = ("app.graph", "app.descent", "app.training", "app.rooms")
+PACKAGE = Path(__file__).resolve().parent.parent / "gradient_lab"
+LABS = ("gradient_lab.graph", "gradient_lab.descent", "gradient_lab.training",
+        "gradient_lab.rooms")
 WEB_STACK = {"fastapi", "starlette", "pydantic", "pydantic_settings", "jinja2", "uvicorn"}
 # The web layer, and what joins it to the labs: the only modules that may use the web stack.
-MAY_USE_THE_WEB_STACK = ("app.web", "app.main", "app.__main__", "app.settings", "app.jobs")
+MAY_USE_THE_WEB_STACK = ("gradient_lab.web", "gradient_lab.main", "gradient_lab.__main__",
+                         "gradient_lab.settings", "gradient_lab.jobs")
 
 
 def _name(path: Path) -> str:
-    parts = list(path.relative_to(APP.parent).with_suffix("").parts)
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-MODULES = {_name(path): path for path in sorted(APP.rglob("*.py"))}
+MODULES = {_name(path): path for path in sorted(PACKAGE.rglob("*.py"))}
 
 
 def _within(module: str, *packages: str) -> bool:
@@ -32,7 +34,8 @@ def _within(module: str, *packages: str) -> bool:
 
 
 def _imports(module: str) -> Iterator[tuple[str, str]]:
-    """(what, as written) for each import in module: app's modules by name, others by package."""
+    """(what, as written) for each import in module: the package's modules by name, others by
+    package."""
     path = MODULES[module]
     package = module if path.name == "__init__.py" else module.rpartition(".")[0]
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
@@ -49,13 +52,14 @@ def _imports(module: str) -> Iterator[tuple[str, str]]:
                 yield (full if full in MODULES else base), f"from {base} import {alias.name}"
 
 
-def _app_imports(module: str) -> set[str]:
+def _own_imports(module: str) -> set[str]:
     return {name for name, _ in _imports(module) if name in MODULES and name != module}
 
 
 def test_the_rules_see_every_folder() -> None:
-    for package in ("app.graph", "app.descent", "app.training", "app.runner.child",
-                    "app.runner.pool", "app.web.routes"):
+    for package in ("gradient_lab.graph", "gradient_lab.descent", "gradient_lab.training",
+                    "gradient_lab.runner.child", "gradient_lab.runner.pool",
+                    "gradient_lab.web.routes"):
         assert package in MODULES, package
 
 
@@ -69,16 +73,18 @@ def test_only_the_web_layer_imports_the_web_stack(module: str) -> None:
 @pytest.mark.parametrize("module", [m for m in MODULES if _within(m, *LABS)])
 def test_a_lab_imports_no_web_no_jobs_and_no_other_lab(module: str) -> None:
     own = next(lab for lab in LABS if _within(module, lab))
-    for name in _app_imports(module):
-        assert not _within(name, "app.web", "app.main", "app.jobs"), (module, name)
+    for name in _own_imports(module):
+        assert not _within(name, "gradient_lab.web", "gradient_lab.main",
+                           "gradient_lab.jobs"), (module, name)
         assert not _within(name, *(lab for lab in LABS if lab != own)), (module, name)
 
 
-@pytest.mark.parametrize("module", [m for m in MODULES if _within(m, "app.runner")])
+@pytest.mark.parametrize("module", [m for m in MODULES if _within(m, "gradient_lab.runner")])
 def test_the_runner_stands_alone(module: str) -> None:
     # The walls must not depend on what they wall in: only the runner itself and the errors.
-    outside = {name for name in _app_imports(module)
-               if not _within(name, "app.runner", "app.errors") and name != "app"}
+    outside = {name for name in _own_imports(module)
+               if not _within(name, "gradient_lab.runner", "gradient_lab.errors")
+               and name != "gradient_lab"}
     assert not outside, f"{module} imports {outside}"
 
 
@@ -86,14 +92,14 @@ def test_the_runner_stands_alone(module: str) -> None:
 def test_no_module_takes_another_modules_private_names(module: str) -> None:
     for name, written in _imports(module):
         imported = written.rpartition(" import ")[2]
-        if written.startswith("from app") and imported.startswith("_"):
+        if written.startswith("from gradient_lab") and imported.startswith("_"):
             pytest.fail(f"{module}: {written}")
-        assert not (name.startswith("app") and any(part.startswith("_") and part != "__init__"
-                                                   for part in name.split("."))), written
+        assert not (name.startswith("gradient_lab") and any(
+            part.startswith("_") and part != "__init__" for part in name.split("."))), written
 
 
-def test_there_are_no_import_cycles_in_app() -> None:
-    graph = {module: _app_imports(module) for module in MODULES}
+def test_there_are_no_import_cycles_in_the_package() -> None:
+    graph = {module: _own_imports(module) for module in MODULES}
     cycles = [c for c in _strongly_connected(graph) if len(c) > 1]
     assert cycles == []
 

@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 import torch
 
-from app.descent.race import descend, race
-from app.descent.surfaces import SURFACES, compile_expr, surface_fn
-from app.descent.sweeps import SWEEP_LRS, basins, sweep_lr
-from app.errors import RequestInvalid
-from app.optimizers import (
+from gradient_lab.descent.race import descend, race
+from gradient_lab.descent.surfaces import SURFACES, compile_expr, surface_fn
+from gradient_lab.descent.sweeps import SWEEP_LRS, basins, sweep_lr
+from gradient_lab.errors import RequestInvalid
+from gradient_lab.optimizers import (
     CLIP_OPTIONS,
     CLIPS,
     IMPLEMENTATION_FLAGS,
@@ -28,7 +28,7 @@ from app.optimizers import (
     optimizer_conflicts,
     scheduler_conflicts,
 )
-from app.runner.limits import Limits
+from gradient_lab.runner.limits import Limits
 
 ROSENBROCK = surface_fn("rosenbrock")
 START = (-1.5, 2.0)

@@ -1,4 +1,4 @@
-"""app.tensors: tensors as the plain values the JSON carries, NaN and infinities spelled out."""
+"""tensors.py: tensors as the plain values the JSON carries, NaN and infinities spelled out."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from app.tensors import all_finite, plain_and_finite, to_plain
+from gradient_lab.tensors import all_finite, plain_and_finite, to_plain
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from app.descent.presets import PRESETS
-from app.graph.examples import EXAMPLES
-from app.tutorial import TUTORIAL
+from gradient_lab.descent.presets import PRESETS
+from gradient_lab.graph.examples import EXAMPLES
+from gradient_lab.tutorial import TUTORIAL
 
 
 def test_the_tutorial_is_walked_in_order_s1_to_s22() -> None:

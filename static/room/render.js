@@ -22,7 +22,7 @@ export function choiceText(t, question, value) {
   return question.kind === "yesno" ? t(`room.${value}`) : value;
 }
 
-// The same rule as the server's (app/rooms/questions.py, is_right) and the graph lab's own
+// The same rule as the server's (gradient_lab/rooms/questions.py, is_right) and the graph lab's own
 // "predict" check: numbers within 1e-4, relative (absolute below 1).
 export function isRight(question, value) {
   if (question.kind !== "number") return value === question.answer;

@@ -47,7 +47,8 @@ def wait_for_server(url: str, process: subprocess.Popen[bytes], stderr: IO[bytes
 
 
 class ServerProcess:
-    """`python -m app` on one port, which a test may stop (or crash, or freeze) and start again.
+    """`python -m gradient_lab` on one port, which a test may stop (or crash, or freeze) and
+    start again.
 
     The server runs in a process group of its own, so that a crash takes its runner's children
     with it, as a real one would.
@@ -62,8 +63,8 @@ class ServerProcess:
         env = {**os.environ, "APP_HOST": "127.0.0.1", "APP_PORT": str(self.port),
                "APP_SANDBOX_WORKERS": "2"}
         with tempfile.TemporaryFile() as stderr:
-            self.process = subprocess.Popen([sys.executable, "-m", "app"], cwd=ROOT, env=env,
-                                            stdout=subprocess.DEVNULL, stderr=stderr,
+            self.process = subprocess.Popen([sys.executable, "-m", "gradient_lab"], cwd=ROOT,
+                                            env=env, stdout=subprocess.DEVNULL, stderr=stderr,
                                             start_new_session=True)
             try:
                 wait_for_server(f"{self.url}/healthz", self.process, stderr)

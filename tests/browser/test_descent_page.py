@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from app.descent.presets import PRESETS
+from gradient_lab.descent.presets import PRESETS
 from tests.browser.pages import EN, ZH, after, open_lab, ring_shows, tab_to
 
 pytestmark = pytest.mark.browser

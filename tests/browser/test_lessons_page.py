@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from app.tutorial import TUTORIAL
+from gradient_lab.tutorial import TUTORIAL
 from tests.browser.pages import EN, ZH
 
 pytestmark = pytest.mark.browser

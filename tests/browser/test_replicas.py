@@ -3,7 +3,8 @@ replicas behind a proxy would answer them (deploy/compose.yaml), and every lab s
 
 A lab's state lives in its page's address, so no request needs the server that answered the one
 before. The balancer here is a small round-robin HTTP proxy on a loopback port, which passes each
-request on unchanged (the Host header too, as Caddy does) to the next of two `python -m app`.
+request on unchanged (the Host header too, as Caddy does) to the next of two `python -m
+gradient_lab`.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from app.descent.presets import PRESETS
+from gradient_lab.descent.presets import PRESETS
 from tests.browser.conftest import PageProblems
 from tests.browser.pages import EN, ZH, open_lab
 from tests.browser.servers import ServerProcess, local_only

@@ -21,7 +21,7 @@ import sys
 import tempfile
 import time
 
-from app.runner.child.environment import ONE_THREAD  # imports nothing numeric
+from gradient_lab.runner.child.environment import ONE_THREAD  # imports nothing numeric
 
 # Read by numpy's BLAS when it loads: one thread, as the lab's children have. Everything else
 # comes from the caller's environment, as it reaches `python program.py`.
@@ -30,7 +30,7 @@ os.environ.update(ONE_THREAD)
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 
-SEED = 0  # the lab's (app/runner/child/program.py): as torch.manual_seed(0) at the top
+SEED = 0  # the lab's (gradient_lab/runner/child/program.py): as torch.manual_seed(0) at the top
 
 
 def run(source: str, timeout: float = 60.0) -> tuple[str, str | None, float]:
@@ -76,7 +76,7 @@ def _preload() -> None:
     which change no program's output."""
     import importlib
 
-    from app.runner.pool.zygote import PRELOAD
+    from gradient_lab.runner.pool.zygote import PRELOAD
 
     for name in PRELOAD:
         importlib.import_module(name)

@@ -24,8 +24,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.settings import load_settings
+from gradient_lab.main import create_app
+from gradient_lab.settings import load_settings
 
 pytestmark = pytest.mark.timeout(900)  # the first test runs every program, both ways
 HERE = Path(__file__).resolve().parent

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from fastapi.testclient import TestClient
 
-from app.main import create_app
+from gradient_lab.main import create_app
 
 
 @dataclass

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 import torch
 
-from app.descent.surfaces import SURFACES, compile_expr, evaluate, resolve, surface_fn
-from app.errors import ProgramError
-from app.runner.limits import Limits
+from gradient_lab.descent.surfaces import SURFACES, compile_expr, evaluate, resolve, surface_fn
+from gradient_lab.errors import ProgramError
+from gradient_lab.runner.limits import Limits
 
 NAMES = ["quadratic", "valley", "saddle", "rosenbrock", "beale", "himmelblau", "rastrigin",
          "ackley", "booth", "cliff"]

@@ -8,10 +8,10 @@ import dataclasses
 import pytest
 import torch
 
-from app.graph.examples import EXAMPLES
-from app.graph.model import Graph, OptimizerStep
-from app.jobs import graph_of
-from app.runner.limits import Limits
+from gradient_lab.graph.examples import EXAMPLES
+from gradient_lab.graph.model import Graph, OptimizerStep
+from gradient_lab.jobs import graph_of
+from gradient_lab.runner.limits import Limits
 
 
 def run(code: str) -> Graph:

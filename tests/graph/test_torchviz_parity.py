@@ -16,9 +16,9 @@ from collections import Counter
 import pytest
 import torch
 
-from app.graph.examples import EXAMPLES
-from app.jobs import graph_of as graph
-from app.runner.limits import Limits
+from gradient_lab.graph.examples import EXAMPLES
+from gradient_lab.jobs import graph_of as graph
+from gradient_lab.runner.limits import Limits
 
 torchviz = pytest.importorskip("torchviz")
 

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from app.errors import ProgramError
-from app.graph.examples import EXAMPLES
-from app.graph.model import Graph, Node
-from app.jobs import graph_of as graph
-from app.runner.limits import Limits
+from gradient_lab.errors import ProgramError
+from gradient_lab.graph.examples import EXAMPLES
+from gradient_lab.graph.model import Graph, Node
+from gradient_lab.jobs import graph_of as graph
+from gradient_lab.runner.limits import Limits
 
 LIMITS = Limits()
 CORPUS = Path(__file__).resolve().parents[1] / "corpus" / "programs"

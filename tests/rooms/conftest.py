@@ -18,11 +18,11 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.rooms.model import Limits
-from app.rooms.service import open_rooms
-from app.rooms.store import RoomStore
-from app.settings import Settings, get_settings
+from gradient_lab.main import create_app
+from gradient_lab.rooms.model import Limits
+from gradient_lab.rooms.service import open_rooms
+from gradient_lab.rooms.store import RoomStore
+from gradient_lab.settings import Settings, get_settings
 
 LIMITS = Limits(rooms=50, students=50, idle_seconds=600.0, message_bytes=4096)
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,8 +8,8 @@ from collections.abc import Callable
 import pytest
 from fastapi.testclient import TestClient
 
-from app.rooms.model import Room
-from app.rooms.qr import qr_svg
+from gradient_lab.rooms.model import Room
+from gradient_lab.rooms.qr import qr_svg
 from tests.helpers import assert_error
 from tests.rooms.conftest import strings
 

@@ -15,7 +15,7 @@ import httpx
 import pytest
 import uvicorn
 
-from app.web.routes import rooms as routes
+from gradient_lab.web.routes import rooms as routes
 from tests.browser.servers import free_port
 from tests.rooms.conftest import rooms_app
 

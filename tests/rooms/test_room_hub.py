@@ -9,12 +9,12 @@ from collections.abc import Iterable
 
 import pytest
 
-from app.rooms.codes import token_hash
-from app.rooms.errors import RoomNotFound
-from app.rooms.hub import Hub
-from app.rooms.model import Lead, Stamp
-from app.rooms.service import open_rooms
-from app.rooms.store import RoomStore
+from gradient_lab.rooms.codes import token_hash
+from gradient_lab.rooms.errors import RoomNotFound
+from gradient_lab.rooms.hub import Hub
+from gradient_lab.rooms.model import Lead, Stamp
+from gradient_lab.rooms.service import open_rooms
+from gradient_lab.rooms.store import RoomStore
 from tests.rooms.conftest import LIMITS
 
 pytestmark = pytest.mark.anyio

@@ -8,12 +8,12 @@ from dataclasses import replace
 
 import pytest
 
-from app.errors import RequestInvalid, TooLarge
-from app.rooms import codes
-from app.rooms.errors import TooManyAttempts
-from app.rooms.guard import Attempts
-from app.rooms.model import Question, Room, Student
-from app.rooms.questions import (
+from gradient_lab.errors import RequestInvalid, TooLarge
+from gradient_lab.rooms import codes
+from gradient_lab.rooms.errors import TooManyAttempts
+from gradient_lab.rooms.guard import Attempts
+from gradient_lab.rooms.model import Question, Room, Student
+from gradient_lab.rooms.questions import (
     PROMPTS,
     check_address,
     check_answer,
@@ -21,7 +21,7 @@ from app.rooms.questions import (
     is_right,
     tally,
 )
-from app.rooms.views import crowd_view, room_view
+from gradient_lab.rooms.views import crowd_view, room_view
 from tests.rooms.conftest import ROOT, strings
 
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from app.rooms.codes import new_student_id, token_hash
-from app.rooms.errors import (
+from gradient_lab.rooms.codes import new_student_id, token_hash
+from gradient_lab.rooms.errors import (
     NotInRoom,
     NotTeacher,
     QuestionClosed,
@@ -20,10 +20,10 @@ from app.rooms.errors import (
     RoomsFull,
     StoreUnavailable,
 )
-from app.rooms.model import Lead, Question
-from app.rooms.redis import RedisStore
-from app.rooms.sqlite import SqliteStore
-from app.rooms.store import RoomStore
+from gradient_lab.rooms.model import Lead, Question
+from gradient_lab.rooms.redis import RedisStore
+from gradient_lab.rooms.sqlite import SqliteStore
+from gradient_lab.rooms.store import RoomStore
 from tests.rooms.conftest import LIMITS
 
 pytestmark = pytest.mark.anyio
@@ -223,9 +223,9 @@ async def test_answers_sent_at_once_are_each_counted_once(store: RoomStore) -> N
 
 _WRITER = """
 import asyncio, sys
-from app.rooms.codes import new_student_id
-from app.rooms.sqlite import SqliteStore
-from app.rooms.model import Limits
+from gradient_lab.rooms.codes import new_student_id
+from gradient_lab.rooms.sqlite import SqliteStore
+from gradient_lab.rooms.model import Limits
 async def main():
     store = SqliteStore(sys.argv[1])
     limits = Limits(rooms=50, students=500, idle_seconds=600.0, message_bytes=4096)

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from app import jobs
-from app.runner.child.environment import ONE_THREAD
-from app.runner.limits import Limits
-from app.runner.pool.pool import Pool, PoolConfig
+from gradient_lab import jobs
+from gradient_lab.runner.child.environment import ONE_THREAD
+from gradient_lab.runner.limits import Limits
+from gradient_lab.runner.pool.pool import Pool, PoolConfig
 
 ROOT = Path(__file__).resolve().parents[2]
 PLAIN = ROOT / "tests" / "corpus" / "plain.py"

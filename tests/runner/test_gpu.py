@@ -11,10 +11,10 @@ from collections.abc import Iterator
 import pytest
 import torch
 
-from app import jobs
-from app.graph.examples import EXAMPLES
-from app.runner.limits import Limits
-from app.runner.pool.pool import Pool, PoolConfig
+from gradient_lab import jobs
+from gradient_lab.graph.examples import EXAMPLES
+from gradient_lab.runner.limits import Limits
+from gradient_lab.runner.pool.pool import Pool, PoolConfig
 from tests.runner.test_walls import ALWAYS_OPEN, ATTACKS
 
 pytestmark = [pytest.mark.cuda,

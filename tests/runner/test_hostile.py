@@ -26,8 +26,8 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.settings import load_settings
+from gradient_lab.main import create_app
+from gradient_lab.settings import load_settings
 from tests.helpers import assert_error
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,11 +19,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from app import jobs
-from app.errors import AppError, ProgramError, RunnerFailed, Timeout, TooLarge
-from app.graph.examples import EXAMPLES
-from app.runner.limits import Limits
-from app.runner.pool.pool import Pool, PoolConfig
+from gradient_lab import jobs
+from gradient_lab.errors import AppError, ProgramError, RunnerFailed, Timeout, TooLarge
+from gradient_lab.graph.examples import EXAMPLES
+from gradient_lab.runner.limits import Limits
+from gradient_lab.runner.pool.pool import Pool, PoolConfig
 
 LIMITS = Limits(wall_seconds=2.0, cpu_seconds=2.0, memory_mb=512)
 S2 = EXAMPLES["S2"].program

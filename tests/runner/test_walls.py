@@ -20,11 +20,11 @@ from pathlib import Path
 import pytest
 import torch
 
-from app import jobs
-from app.runner.child.environment import numeric_environment
-from app.runner.child.lockin import Walls
-from app.runner.limits import Limits
-from app.runner.pool.pool import Pool, PoolConfig
+from gradient_lab import jobs
+from gradient_lab.runner.child.environment import numeric_environment
+from gradient_lab.runner.child.lockin import Walls
+from gradient_lab.runner.limits import Limits
+from gradient_lab.runner.pool.pool import Pool, PoolConfig
 
 ATTACKS = (Path(__file__).parent / "attacks.py").read_text()
 LIMITS = Limits(wall_seconds=20.0, cpu_seconds=20.0, memory_mb=512)

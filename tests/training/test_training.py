@@ -10,9 +10,9 @@ import pytest
 import torch
 from torch import nn
 
-from app.errors import RequestInvalid, TooLarge
-from app.optimizers import Run, make_optimizer, make_scheduler
-from app.training import (
+from gradient_lab.errors import RequestInvalid, TooLarge
+from gradient_lab.optimizers import Run, make_optimizer, make_scheduler
+from gradient_lab.training import (
     ACTIVATIONS,
     FLOW_PRESETS,
     INITS,
@@ -23,9 +23,9 @@ from app.training import (
     hunt_nan,
     train,
 )
-from app.training.loop import chunk_steps, clip_gradients
-from app.training.models import Activation, Init, build_mlp, make_dataset
-from app.training.nan import CAUSES, Origin, _watch_backward
+from gradient_lab.training.loop import chunk_steps, clip_gradients
+from gradient_lab.training.models import Activation, Init, build_mlp, make_dataset
+from gradient_lab.training.nan import CAUSES, Origin, _watch_backward
 
 CPU = torch.device("cpu")
 

@@ -12,12 +12,12 @@ import pytest
 import torch
 from fastapi.testclient import TestClient
 
-from app.descent.presets import PRESETS
-from app.descent.race import race
-from app.descent.surfaces import SURFACES, surface_fn
-from app.optimizers import OPTIMIZERS, Run
-from app.settings import Settings, get_settings
-from app.web import schemas
+from gradient_lab.descent.presets import PRESETS
+from gradient_lab.descent.race import race
+from gradient_lab.descent.surfaces import SURFACES, surface_fn
+from gradient_lab.optimizers import OPTIMIZERS, Run
+from gradient_lab.settings import Settings, get_settings
+from gradient_lab.web import schemas
 from tests.helpers import assert_error
 
 ROSENBROCK = {"surface": "rosenbrock", "start": [-1.5, 2.0]}
@@ -282,8 +282,8 @@ def test_the_page_serves_its_data_and_only_our_own_scripts(client: TestClient) -
 
 def test_replies_carry_float32_values_exactly_and_only_the_documented_fields(
         client: TestClient) -> None:
-    # The jobs write these bodies themselves (app.wire): float32 numbers as float32's shortest
-    # decimal. Read back as float32 they are torch's values bit for bit, and the fields are
+    # The jobs write these bodies themselves (gradient_lab.wire): float32 numbers as float32's
+    # shortest decimal. Read back as float32 they are torch's values bit for bit, and the fields are
     # exactly the response models'.
     body = {**ROSENBROCK, "steps": 40, "sweep": True, "runs": [
         {"optimizer": "adam", "lr": 0.05}, {"optimizer": "rmsprop", "lr": 0.01,

@@ -8,9 +8,9 @@ from fastapi.testclient import TestClient
 from helpers import assert_error
 from pydantic import BaseModel
 
-from app import i18n
-from app.errors import ProgramError
-from app.main import create_app
+from gradient_lab import i18n
+from gradient_lab.errors import ProgramError
+from gradient_lab.main import create_app
 
 ZH = {"Accept-Language": "zh-CN,zh;q=0.9"}
 

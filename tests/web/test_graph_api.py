@@ -13,13 +13,13 @@ import pytest
 import torch
 from fastapi.testclient import TestClient
 
-from app import wire
-from app.graph.examples import EXAMPLES
-from app.graph.model import Saved
-from app.jobs import graph_of as graph
-from app.runner.limits import Limits
-from app.settings import get_settings, load_settings
-from app.web import schemas
+from gradient_lab import wire
+from gradient_lab.graph.examples import EXAMPLES
+from gradient_lab.graph.model import Saved
+from gradient_lab.jobs import graph_of as graph
+from gradient_lab.runner.limits import Limits
+from gradient_lab.settings import get_settings, load_settings
+from gradient_lab.web import schemas
 from tests.helpers import assert_error
 
 _ADDRESS = re.compile(r" object at 0x[0-9a-f]+")
@@ -250,7 +250,7 @@ def test_cross_entropy_graph_carries_nll_losss_saved_ignore_index(client: TestCl
 @pytest.mark.parametrize("name", ["S2", "S9", "S10", "S21", "S17"])
 def test_the_workers_json_is_the_documented_graph_field_for_field(client: TestClient,
                                                                    name: str) -> None:
-    # The worker writes the body (app.wire); it must say what the response model says the
+    # The worker writes the body (gradient_lab.wire); it must say what the response model says the
     # job's Graph says, with no field more or less.
     code = EXAMPLES[name].program
     body = client.post("/api/graph", json={"code": code})

@@ -13,9 +13,9 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from app.graph.examples import EXAMPLES
-from app.main import create_app
-from app.settings import load_settings
+from gradient_lab.graph.examples import EXAMPLES
+from gradient_lab.main import create_app
+from gradient_lab.settings import load_settings
 from tests.helpers import assert_error
 
 S2 = EXAMPLES["S2"].program

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.i18n import LANGUAGES, pick_language, text
+from gradient_lab.i18n import LANGUAGES, pick_language, text
 
 I18N = Path(__file__).resolve().parents[2] / "static" / "i18n"
 
@@ -32,7 +32,7 @@ def test_every_error_hint_the_app_names_exists() -> None:
         assert f"hint.{name}" in keys
     # and every "hint.x" written anywhere in the app's code
     quoted = re.compile(r"[\"'](hint\.[a-z_]+)[\"']")
-    named = {match for path in (I18N.parent.parent / "app").rglob("*.py")
+    named = {match for path in (I18N.parent.parent / "gradient_lab").rglob("*.py")
              for match in quoted.findall(path.read_text(encoding="utf-8"))}
     assert len(named) > 20 and named <= keys, named - keys
 

@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, settings
 from schemathesis.checks import not_a_server_error
 
-from app.main import create_app
-from app.settings import Settings, get_settings
+from gradient_lab.main import create_app
+from gradient_lab.settings import Settings, get_settings
 from tests.helpers import assert_error
 
 schema = schemathesis.openapi.from_dict(create_app().openapi())

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.optimizers import (
+from gradient_lab.optimizers import (
     CLIP_OPTIONS,
     CLIPS,
     FLOAT32_MAX,

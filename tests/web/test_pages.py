@@ -7,7 +7,7 @@ from typing import Any
 from fastapi.testclient import TestClient
 from helpers import assert_error
 
-from app.graph.examples import EXAMPLES
+from gradient_lab.graph.examples import EXAMPLES
 
 
 def test_healthz_says_which_walls_are_up_and_how_many_children_wait(client: TestClient) -> None:
@@ -107,9 +107,9 @@ def test_every_script_and_style_of_the_lab_is_served_by_the_app_itself(client: T
 
 
 def test_each_page_takes_its_menus_from_the_registries(client: TestClient) -> None:
-    from app import training
-    from app.optimizers import CLIPS, OPTIMIZER_OPTIONS, OPTIMIZERS, SCHEDULERS
-    from app.web.routes.training import TABS
+    from gradient_lab import training
+    from gradient_lab.optimizers import CLIPS, OPTIMIZER_OPTIONS, OPTIMIZERS, SCHEDULERS
+    from gradient_lab.web.routes.training import TABS
 
     options = _page_data(client.get("/descent").text)["options"]
     assert options["optimizers"] == list(OPTIMIZERS)

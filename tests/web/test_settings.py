@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from app.runner.limits import Limits
-from app.settings import Settings
+from gradient_lab.runner.limits import Limits
+from gradient_lab.settings import Settings
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -11,9 +11,9 @@ import pytest
 import torch
 from fastapi.testclient import TestClient
 
-from app.settings import get_settings, load_settings
-from app.training import TrainConfig, accumulate, gradient_flow, train
-from app.web import schemas
+from gradient_lab.settings import get_settings, load_settings
+from gradient_lab.training import TrainConfig, accumulate, gradient_flow, train
+from gradient_lab.web import schemas
 from tests.helpers import assert_error
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,7 +160,7 @@ def _keys_the_page_uses() -> set[str]:
              if not key.endswith(".")}  # a prefix: its keys are built below
     used |= {f"training.field.{name}"
              for name in re.findall(r'(?:number|choice|check)\("\w+", "(\w+)"', template)}
-    from app.web.routes.training import _choices
+    from gradient_lab.web.routes.training import _choices
 
     choices: dict[str, Any] = _choices()
     menus = {"activation": "activations", "init": "inits", "dataset": "datasets",
@@ -194,7 +194,7 @@ def test_every_string_the_training_page_uses_exists(lang: str) -> None:
 ])
 def test_the_workers_json_is_the_documented_lesson_field_for_field(
         client: TestClient, path: str, body: dict[str, object], model: Any) -> None:
-    # The worker writes these bodies (app.wire); they must say what the response model
+    # The worker writes these bodies (gradient_lab.wire); they must say what the response model
     # says the lesson's dataclass says, with no field more or less.
     response = client.post(path, json=body)
     assert response.status_code == 200, response.text

@@ -7,7 +7,7 @@ import gzip
 import pytest
 from fastapi.testclient import TestClient
 
-from app.web.routes.home import PLOTLY_JS
+from gradient_lab.web.routes.home import PLOTLY_JS
 
 GZIP = {"Accept-Encoding": "gzip"}
 

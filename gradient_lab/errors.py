@@ -1,0 +1,112 @@
+"""The one error type of the app. Every refusal becomes {"error": {type, message, line, hint}}."""
+
+from __future__ import annotations
+
+from gradient_lab import i18n
+
+
+class AppError(Exception):
+    """A failure the user can act on. `hint_key` names a hint in static/i18n/*.json."""
+
+    status = 400
+    type = "program_error"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        line: int | None = None,
+        hint_key: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.line = line
+        self.hint_key = hint_key
+        # What a failed program built before its error, as plain data: the graph lab draws it.
+        self.partial: dict[str, object] | None = None
+
+    def to_plain(self) -> dict[str, object]:
+        return {"type": self.type, "message": self.message, "line": self.line,
+                "hint_key": self.hint_key}
+
+
+class ProgramError(AppError):
+    """The learner's program raised (a Python or PyTorch error); the message is torch's own."""
+
+    status = 400
+    type = "program_error"
+
+
+class TooLarge(AppError):
+    """A size limit: program, memory, output, graph, reply or request."""
+
+    status = 413
+    type = "too_large"
+
+
+class Timeout(AppError):
+    """The program ran past its CPU-time or wall-time budget."""
+
+    status = 408
+    type = "timeout"
+
+
+class RequestInvalid(AppError):
+    """A request's option that torch refuses (an unknown keyword, a negative lr)."""
+
+    status = 422
+    type = "request_invalid"
+
+
+class Forbidden(AppError):
+    """A request from another site (its Origin), which the API does not serve."""
+
+    status = 403
+    type = "forbidden"
+
+
+class UnsupportedMediaType(AppError):
+    """A request body that is not JSON: the API reads nothing else."""
+
+    status = 415
+    type = "unsupported_media_type"
+
+
+class HttpError(AppError):
+    """Starlette's own refusals (404, 405, ...), in the app's envelope."""
+
+    def __init__(self, status: int, type: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.type = status, type
+
+
+class Busy(AppError):
+    """Every place to run a program stayed taken for longer than a request may queue."""
+
+    status = 503
+    type = "busy"
+
+
+class RunnerFailed(AppError):
+    """A child answered with something other than its frames, or could not put its walls up."""
+
+    status = 502
+    type = "runner_failed"
+
+
+# The kinds a child may report (gradient_lab/runner/frames.py): the server rebuilds each from its
+# name, with the status the server gives it.
+ERRORS: dict[str, type[AppError]] = {
+    cls.type: cls for cls in (ProgramError, TooLarge, Timeout, RequestInvalid, RunnerFailed)
+}
+
+
+def envelope(error: AppError, lang: str) -> dict[str, object]:
+    """The one error shape: {"error": {type, message, line, hint, hint_key}}, the hint in
+    `lang`. A program that failed at run time also sends what it built before the error, as
+    `partial` (the graph lab draws it beside the message)."""
+    body: dict[str, object] = {"error": {
+        **error.to_plain(), "hint": i18n.text(error.hint_key, lang) if error.hint_key else None}}
+    if error.partial is not None:
+        body["partial"] = error.partial
+    return body

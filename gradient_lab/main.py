@@ -1,0 +1,134 @@
+"""create_app(): routers, /static, the runner's pool, and the one error envelope for failures."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Mapping
+from contextlib import asynccontextmanager
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.gzip import GZipMiddleware
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from gradient_lab import i18n
+from gradient_lab.errors import AppError, HttpError, RequestInvalid, envelope
+from gradient_lab.rooms.service import open_rooms
+from gradient_lab.runner.pool.pool import Pool, PoolConfig
+from gradient_lab.settings import load_settings
+from gradient_lab.web.middleware import GuardApi, RememberPageChoices
+from gradient_lab.web.pages import ROOT
+from gradient_lab.web.routes import descent, graph, home, lessons, rooms, training
+
+logger = logging.getLogger(__name__)
+
+_HTTP_TYPES = {404: "not_found", 405: "method_not_allowed"}
+
+
+@asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    # Here, not at import: the runner's zygote exists only while the server runs.
+    settings = load_settings()
+    pool = Pool(PoolConfig(
+        device=_device(settings.device), ready=settings.runner_ready,
+        jobs=settings.runner_jobs, long_jobs=settings.runner_long_jobs,
+        memory_mb=settings.memory_mb,
+        max_cpu_seconds=max(settings.cpu_seconds, settings.stream_seconds),
+        reply_bytes=settings.reply_bytes, user=settings.runner_user,
+        weak_walls=settings.runner_weak_walls))
+    pool.start()
+    app.state.pool = pool
+    try:
+        async with open_rooms(settings.room_store) as app.state.rooms:  # class mode's store
+            yield
+    finally:
+        pool.close()
+
+
+def _device(setting: str) -> str:
+    """The children's device: "auto" is CUDA when this machine has a GPU."""
+    if setting != "auto":
+        return setting
+    import torch
+
+    return "cuda" if torch.cuda.is_available() else "cpu"
+
+
+def create_app() -> FastAPI:
+    app = FastAPI(
+        title="Gradient Lab",
+        lifespan=_lifespan,
+        exception_handlers={
+            AppError: _app_error,
+            RequestValidationError: _request_invalid,
+            StarletteHTTPException: _http_error,  # FastAPI's HTTPException is a subclass
+            Exception: _internal,
+        },
+    )
+    # Level 1, not Starlette's 9: on a classroom's LAN the server's CPU, not the bytes, is
+    # scarce (plotly.js is compressed once, at level 9, in routes/home.py).
+    app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=1)
+    app.add_middleware(RememberPageChoices)
+    settings = load_settings()
+    origins = frozenset(o.strip() for o in settings.allowed_origins.split(",") if o.strip())
+    app.add_middleware(GuardApi, request_bytes=settings.request_bytes, origins=origins)
+    app.include_router(graph.router)
+    app.include_router(home.router)
+    app.include_router(lessons.router)
+    app.include_router(descent.router)
+    app.include_router(training.router)
+    app.include_router(rooms.router)
+    app.mount("/static", _CachedStaticFiles(directory=ROOT / "static"), name="static")
+    return app
+
+
+class _CachedStaticFiles(StaticFiles):
+    """/static, cacheable for an hour (a lesson): the names carry no hash, so not for a year.
+    Past the hour a browser revalidates with the ETag and gets a 304."""
+
+    def file_response(self, *args: Any, **kwargs: Any) -> Response:
+        response = super().file_response(*args, **kwargs)
+        response.headers.setdefault("Cache-Control", "public, max-age=3600")
+        return response
+
+
+def _answer(request: Request, error: AppError,
+            headers: Mapping[str, str] | None = None) -> JSONResponse:
+    lang = i18n.pick_language(request.headers.get("accept-language"))
+    return JSONResponse(envelope(error, lang), status_code=error.status, headers=headers)
+
+
+async def _app_error(request: Request, exc: AppError) -> JSONResponse:
+    return _answer(request, exc)
+
+
+async def _request_invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+    problems = "; ".join(
+        f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
+        for error in exc.errors()
+    )
+    return _answer(request, RequestInvalid(f"Invalid request: {problems}",
+                                           hint_key="hint.request_invalid"))
+
+
+async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+    if exc.status_code == 400 and isinstance(exc.__cause__, RecursionError):
+        # FastAPI's json.loads gave up on a body nested past Python's recursion limit and
+        # answered a bare 400; it is a malformed request, a 422.
+        return _answer(request, RequestInvalid(
+            "Invalid request: body: the JSON is nested too deeply",
+            hint_key="hint.request_invalid"))
+    error = HttpError(exc.status_code, _HTTP_TYPES.get(exc.status_code, "http_error"),
+                      str(exc.detail))
+    return _answer(request, error, exc.headers)
+
+
+async def _internal(request: Request, exc: Exception) -> JSONResponse:
+    logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
+    return _answer(request, HttpError(500, "internal", "Something went wrong on the server."))
+
+
+app = create_app()

@@ -1,0 +1,130 @@
+"""Predict, then reveal: the questions a page may ask, the answers they take, and their tally."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from gradient_lab.errors import RequestInvalid, TooLarge
+from gradient_lab.rooms.model import Question
+
+# Every prompt a page may put to the class, with the params it fills in; the texts are
+# room.q.* in static/i18n/*.json.
+PROMPTS: dict[str, tuple[str, ...]] = {
+    "room.q.grad": ("label",),       # graph lab: the gradient the next backward step sends
+    "room.q.first": (),              # descent lab: which run reaches the minimum first
+    "room.q.diverge": ("run",),      # descent lab: does this run's lr diverge
+    "room.q.vanish": ("depth",),     # training lab: do the first layer's gradients vanish
+    "room.q.explode": ("depth",),    # training lab: do they explode
+    "room.q.nan": ("steps",),        # training lab: does the loss become NaN or inf
+}
+KINDS = ("number", "choice", "yesno")
+YES_NO = ("yes", "no")
+BINS = 8  # a number question's histogram: one bar per value up to this many, else this many bins
+
+
+@dataclass(frozen=True, slots=True)
+class Bar:
+    label: str
+    count: int
+    right: bool | None  # None until the answer is revealed
+
+
+def check_address(address: str, limit: int) -> str:
+    """The address a following page opens: a path on this server with its hash, within `limit`.
+    Never another site's: "//evil.example" or "https://..." would send the class away."""
+    if len(address.encode()) > limit:
+        raise _too_large("address", len(address.encode()), limit)
+    if not address.startswith("/") or address.startswith("//") or "\\" in address or \
+            any(ord(c) < 0x20 for c in address):
+        raise RequestInvalid(f"the address must be a path on this server, not {address[:80]!r}",
+                             hint_key="hint.room_address")
+    return address
+
+
+def check_question(question: Question, limit: int) -> Question:
+    """The question, its answer in canonical form, if it is one a page may ask within `limit`."""
+    size = len(json.dumps([question.prompt, question.params, question.choices, question.answer]))
+    if size > limit:
+        raise _too_large("question", size, limit)
+    if question.kind not in KINDS:
+        raise RequestInvalid(f"unknown kind of question {question.kind!r}",
+                             hint_key="hint.room_question")
+    if question.prompt not in PROMPTS or set(question.params) != set(PROMPTS[question.prompt]):
+        raise RequestInvalid(f"unknown prompt {question.prompt!r} with params "
+                             f"{sorted(question.params)}", hint_key="hint.room_question")
+    choices = YES_NO if question.kind == "yesno" else question.choices
+    if question.kind == "choice" and (len(choices) < 2 or len(set(choices)) != len(choices)):
+        raise RequestInvalid("a choice question needs two or more different choices",
+                             hint_key="hint.room_question")
+    if question.kind == "number" and choices:
+        raise RequestInvalid("a number question has no choices", hint_key="hint.room_question")
+    canonical = replace(question, choices=tuple(choices))
+    return replace(canonical, answer=check_answer(canonical, question.answer))
+
+
+def check_answer(question: Question, value: str) -> str:
+    """`value` as the question's canonical answer text: a finite number ("14.0"), or one of
+    its choices."""
+    if question.kind == "number":
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not math.isfinite(number):
+            raise RequestInvalid(f"the answer must be a finite number, not {value[:40]!r}",
+                                 hint_key="hint.room_answer")
+        return repr(number)
+    if value not in question.choices:
+        raise RequestInvalid(f"the answer must be one of {list(question.choices)}",
+                             hint_key="hint.room_answer")
+    return value
+
+
+def is_right(question: Question, value: str) -> bool:
+    """Whether an answer matches the true one: numbers within 1e-4, relative (absolute below
+    1), as the graph lab's own "predict" check (static/graph/steps.js, matches)."""
+    if question.kind != "number":
+        return value == question.answer
+    got, want = float(value), float(question.answer)
+    return abs(got - want) <= 1e-4 * max(1.0, abs(want))
+
+
+def tally(question: Question, answers: Iterable[str]) -> list[Bar]:
+    """The class's answers as bars: one per choice, or a histogram of the numbers."""
+    values = list(answers)
+    if question.kind != "number":
+        chosen = Counter(values)
+        return [Bar(c, chosen[c], _right(question, c)) for c in question.choices]
+    numbers = sorted(float(v) for v in values)
+    distinct = sorted(set(numbers))
+    if len(distinct) <= BINS:
+        each = Counter(numbers)
+        return [Bar(_fmt(x), each[x], _right(question, repr(x))) for x in distinct]
+    low, high = distinct[0], distinct[-1]
+    width = (high - low) / BINS
+    counts = Counter(min(int((x - low) / width), BINS - 1) for x in numbers)
+    truth = float(question.answer)
+    bars = []
+    for i in range(BINS):
+        start, end = low + i * width, low + (i + 1) * width
+        inside = start <= truth < end or (i == BINS - 1 and truth == end)
+        bars.append(Bar(f"{_fmt(start)} – {_fmt(end)}", counts[i],
+                        inside if question.revealed else None))
+    return bars
+
+
+def _right(question: Question, value: str) -> bool | None:
+    return is_right(question, value) if question.revealed else None
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def _too_large(what: str, size: int, limit: int) -> TooLarge:
+    return TooLarge(f"the {what} is {size:,} bytes; a room's messages are at most {limit:,}",
+                    hint_key="hint.room_message_too_large")

@@ -1,0 +1,64 @@
+"""The one interface to where rooms live; sqlite.py (one machine) and redis.py (replicas on
+several) implement it, and tests/rooms/test_room_store.py holds both to the same contract.
+
+Every method is atomic: a limit, a token or an open question is checked in the same
+transaction (SQLite) or script (Redis) that writes. `now` is the caller's clock, in seconds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Protocol
+
+from gradient_lab.rooms.model import Lead, Limits, Question, Room, Stamp
+
+
+class RoomStore(Protocol):
+    async def create(self, code: str, token_hash: str, now: float, limits: Limits) -> bool:
+        """Open a room; False if the code is taken. Raises RoomsFull."""
+
+    async def join(self, code: str, student: str, nickname: str, now: float,
+                   limits: Limits) -> None:
+        """Add a student, or keep one who joins again with the same id (nickname updated).
+        Raises RoomNotFound, RoomFull."""
+
+    async def leave(self, code: str, student: str, now: float, limits: Limits) -> None:
+        """Remove a student and their answer; nothing if they are not there."""
+
+    async def lead(self, code: str, token_hash: str, lead: Lead, now: float,
+                   limits: Limits) -> None:
+        """The teacher's action. A new question clears the answers. Raises RoomNotFound,
+        NotTeacher, QuestionClosed (a reveal with no question open)."""
+
+    async def question(self, code: str, now: float) -> Question | None:
+        """The room's question. Raises RoomNotFound."""
+
+    async def answer(self, code: str, student: str, question: str, value: str, now: float,
+                     limits: Limits) -> None:
+        """Record a student's answer to question `question`; a second one replaces the first.
+        Raises RoomNotFound, NotInRoom, QuestionClosed (another question, or revealed)."""
+
+    async def get(self, code: str, now: float) -> Room | None:
+        """The whole room, or None if there is no live room with this code."""
+
+    async def stamps(self, codes: Iterable[str], now: float) -> dict[str, Stamp]:
+        """The stamp of each live room among `codes` (ended or expired ones are left out)."""
+
+    async def aclose(self) -> None:
+        """Let go of the connection."""
+
+
+def dump_question(question: Question) -> str:
+    """A question as the stores keep it: JSON, without `revealed` (kept beside it)."""
+    return json.dumps({"id": question.id, "kind": question.kind, "prompt": question.prompt,
+                       "params": question.params, "choices": list(question.choices),
+                       "answer": question.answer})
+
+
+def load_question(text: str | None, revealed: bool) -> Question | None:
+    if not text:
+        return None
+    plain = json.loads(text)
+    return Question(plain["id"], plain["kind"], plain["prompt"], plain["params"],
+                    tuple(plain["choices"]), plain["answer"], revealed)

@@ -1,0 +1,135 @@
+"""run_program: a learner's program, run as `python program.py` would run it, inside the walls.
+
+It is compiled as written (the filename `<program>`, so tracebacks and lines are the learner's)
+and run by CPython with the real builtins, imports and torch, from the lab's seed. What it
+prints is kept up to a limit; what it leaves behind (its variables) and its error, if any, come
+back as an Execution. The walls are the kernel's (lockin.py): nothing here checks what the
+program may do.
+"""
+
+from __future__ import annotations
+
+import builtins
+import io
+import linecache
+import random
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from types import FrameType, TracebackType
+
+import numpy as np
+import torch
+
+from gradient_lab.errors import AppError, ProgramError, TooLarge
+from gradient_lab.runner.child import hints
+
+FILENAME = "<program>"
+SEED = 0  # every run starts from it, as `torch.manual_seed(0)` at the top of the program would
+
+
+class Stop(BaseException):
+    """A limit ended the program. Not an Exception, so `except Exception:` lets it through."""
+
+    def __init__(self, error: AppError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+@dataclass(frozen=True, slots=True)
+class Execution:
+    """What a program left: its variables, what it printed, and the error that ended it."""
+
+    namespace: dict[str, object]
+    stdout: str
+    error: AppError | None
+
+
+def run_program(code: str, *, program_bytes: int, stdout_bytes: int) -> Execution:
+    """Run code to its end or its first uncaught error (returned, with the learner's line)."""
+    size = len(code.encode(errors="surrogatepass"))
+    if size > program_bytes:
+        raise TooLarge(f"the program is {size:,} bytes; the limit is {program_bytes:,}",
+                       hint_key="hint.program_too_large")
+    try:
+        compiled = compile(code, FILENAME, "exec", dont_inherit=True)
+    except SyntaxError as error:  # IndentationError and TabError are SyntaxErrors
+        raise ProgramError(f"{type(error).__name__}: {error.msg}", line=error.lineno,
+                           hint_key="hint.syntax_error") from None
+    except ValueError as error:  # a NUL byte in the source
+        raise ProgramError(f"SyntaxError: {error}", hint_key="hint.syntax_error") from None
+    # Its text where inspect.getsource (torch.jit.script) and tracebacks look for it, as
+    # they find a program.py on disk.
+    linecache.cache[FILENAME] = (size, None, code.splitlines(keepends=True), FILENAME)
+    namespace: dict[str, object] = {"__name__": "__main__", "__builtins__": builtins}
+    out = _Output(stdout_bytes)
+    failure: AppError | None = None
+    with _as_a_script(out):
+        try:
+            exec(compiled, namespace)  # the learner's program: the walls are the kernel's
+        except SystemExit as exit_:
+            if exit_.code not in (None, 0):
+                failure = ProgramError(f"SystemExit: {exit_.code}", line=error_line(exit_))
+        except Stop as stop:
+            failure = stop.error
+            failure.line = failure.line or error_line(stop)
+        except BaseException as exc:  # noqa: BLE001 - the program's own error: a 4xx
+            failure = hints.from_exception(exc, error_line(exc))
+    return Execution(namespace, out.getvalue(), failure)
+
+
+@contextmanager
+def _as_a_script(out: _Output) -> Iterator[None]:
+    """The state `python program.py` starts in: the lab's seed, its argv, no input."""
+    torch.default_generator.manual_seed(SEED)  # what torch.manual_seed does for the CPU
+    if torch.cuda.is_initialized():
+        torch.cuda.manual_seed_all(SEED)
+    random.seed(SEED)
+    np.random.seed(SEED)
+    saved = sys.argv, sys.stdin, sys.stdout, sys.stderr
+    sys.argv = ["program.py"]
+    sys.stdin = io.StringIO()  # input() meets the end of its input, as from </dev/null
+    sys.stdout = out
+    sys.stderr = _Output(out.limit)  # kept apart, and dropped: the lab shows what is printed
+    try:
+        yield
+    finally:
+        sys.argv, sys.stdin, sys.stdout, sys.stderr = saved
+
+
+class _Output(io.StringIO):
+    """Printed text, up to `limit` bytes; past it the program stops with a 413."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+        self._size = 0
+
+    def write(self, text: str) -> int:
+        self._size += len(text.encode(errors="surrogatepass"))
+        if self._size > self.limit:
+            raise Stop(TooLarge(f"the program printed more than {self.limit:,} bytes",
+                                hint_key="hint.stdout"))
+        return super().write(text)
+
+
+def error_line(exc: BaseException) -> int | None:
+    """The learner's line an exception came from: its last frame in the program."""
+    line = None
+    tb: TracebackType | None = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == FILENAME:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
+
+
+def program_line(frame: FrameType | None = None) -> int | None:
+    """The line of the program running now: its innermost frame on the stack."""
+    frame = frame or sys._getframe(1)
+    while frame is not None:
+        if frame.f_code.co_filename == FILENAME:
+            return frame.f_lineno
+        frame = frame.f_back
+    return None

@@ -1,0 +1,499 @@
+"""Pool: each job gets a fresh walled child, its limits watched, its reply read as bytes.
+
+The zygote keeps `ready` children forked and locked in, so a request does not wait for a fork.
+A job takes one, writes its arguments down the child's pipe and reads its frames back
+(frames.py) until the child says it is done: one child, one job, then the child is gone.
+
+`jobs` run at once at full priority; more requests queue for up to `queue_seconds` (then a
+503). A job that has used `nice_after_seconds` of CPU while others queue is moved to the back
+of the CPU queue (nice 19, SCHED_IDLE) and gives its place to the next, up to `long_jobs` such
+jobs: a few long programs (a class's hostile ones among them) cannot hold every place while
+quick ones wait.
+
+Awaited from any event loop (uvicorn's, or a TestClient's): what the loops share is under one
+lock, and each waiter is woken on its own loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import shutil
+import signal
+import tempfile
+import threading
+import time
+from collections import deque
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Generic, TypeVar
+
+import orjson
+
+from gradient_lab.errors import AppError, Busy, ProgramError, RunnerFailed, Timeout, TooLarge
+from gradient_lab.runner.child.lockin import Walls
+from gradient_lab.runner.frames import Frame, FrameReader
+from gradient_lab.runner.pool.children import Child, Zygote
+from gradient_lab.runner.pool.zygote import ZygoteConfig
+
+_log = logging.getLogger(__name__)
+_POLL_SECONDS = 0.025  # how often a running job's CPU (and, on CUDA, its memory) is read
+_KILL_GRACE_SECONDS = 0.5  # past its wall limit, this long for a child to end itself first
+_ENDING_SECONDS = 1.0  # how long to wait for the zygote's word on how a child ended
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+_PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
+_T = TypeVar("_T")
+
+
+def _request(message: dict[str, object]) -> bytes:
+    """A job's request to a child, as JSON; the standard library writes what orjson refuses
+    (an integer past 64 bits, which a schema with no upper bound lets through)."""
+    try:
+        return orjson.dumps(message)
+    except TypeError:
+        return json.dumps(message).encode()
+
+
+@dataclass(frozen=True, slots=True)
+class PoolConfig:
+    device: str = "cpu"  # "cpu" or "cuda": where the children's tensors live
+    ready: int = 4  # children forked and walled, waiting for a job
+    jobs: int = 4  # jobs at full priority at once
+    long_jobs: int = 16  # long jobs moved aside at low priority, beyond `jobs`
+    nice_after_seconds: float = 0.02
+    memory_mb: int = 2048  # per child: address space (CPU), or GPU and resident memory (CUDA)
+    max_cpu_seconds: float = 5.0  # the most CPU any job may ask for: the kernel's hard stop
+    reply_bytes: int = 32 << 20
+    walls: Walls = field(default_factory=Walls)
+    user: str = "nobody"  # who children run as when the server runs as root
+    weak_walls: bool = False  # run strangers' code even where the kernel lacks a wall
+    entry: str = "gradient_lab.jobs"  # the module the zygote runs, which holds the jobs
+
+
+class WallsDown(AppError):
+    """The kernel lacks a wall, and the operator has not accepted running programs without it."""
+
+    status = 503
+    type = "walls_down"
+
+
+@dataclass(eq=False, slots=True)
+class _Running:
+    """One job's child, as the pool watches it."""
+
+    child: Child
+    deadline: float = 0.0  # the event loop's time past which the child is killed
+    long: bool = False  # moved aside: it runs at low priority, and holds no place
+    error: AppError | None = None  # why the watch killed it
+
+
+class _Waiter(Generic[_T]):
+    """A caller waiting, on its own event loop, for what another thread hands over."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.get_running_loop()
+        self.future: asyncio.Future[_T] = self.loop.create_future()
+
+    def give(self, value: _T) -> None:
+        self.loop.call_soon_threadsafe(_settle, self.future, value)
+
+    def fail(self, error: BaseException) -> None:
+        self.loop.call_soon_threadsafe(_fail, self.future, error)
+
+
+def _settle(future: asyncio.Future[_T], value: _T) -> None:
+    if not future.done():
+        future.set_result(value)
+
+
+def _fail(future: asyncio.Future[Any], error: BaseException) -> None:
+    if not future.done():
+        future.set_exception(error)
+
+
+def _give_back(give_back: Callable[[_T], None], handed: asyncio.Future[_T]) -> None:
+    """What reached a caller that had stopped waiting goes back where it came from."""
+    if handed.exception() is None:
+        give_back(handed.result())
+
+
+class Pool:
+    def __init__(self, config: PoolConfig) -> None:
+        self.config = config
+        self._lock = threading.Lock()
+        self._ready: deque[Child] = deque()
+        self._forking = 0  # forks asked for and not yet arrived
+        self._child_waiters: deque[_Waiter[Child]] = deque()
+        self._running = 0  # jobs holding a place at full priority
+        self._long = 0  # jobs moved aside
+        self._place_waiters: deque[_Waiter[None]] = deque()
+        self._closed = False
+        # Every child's working directory: empty, and unreadable to the children's user.
+        self._workdir = tempfile.mkdtemp(prefix="gradient-lab-children-")
+        self._zygote = self._new_zygote()
+        self.walls: dict[str, object] = {}
+        self.forked = 0  # children the zygote has forked
+        self.restarts = 0  # zygotes started again after one was lost
+
+    # --- life -------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the zygote and the ready children; raises if the zygote cannot start."""
+        self.walls = self._zygote.start()
+        missing = self.missing_walls()
+        _log.log(logging.WARNING if missing else logging.INFO, "runner walls: %s%s",
+                 self.walls, f"; missing: {', '.join(missing)}" if missing else "")
+        self._top_up()
+
+    def missing_walls(self) -> list[str]:
+        """The walls this kernel could not put up (none, on a kernel with them all)."""
+        return [name for name in ("landlock", "seccomp") if not self.walls.get(name)]
+
+    def close(self) -> None:
+        with self._lock:
+            self._closed = True
+            ready, self._ready = list(self._ready), deque()
+            waiters: list[_Waiter[Any]] = [*self._child_waiters, *self._place_waiters]
+            self._child_waiters.clear()
+            self._place_waiters.clear()
+        for child in ready:
+            child.close()
+        for waiter in waiters:
+            waiter.fail(Busy("the server is shutting down; try again", hint_key="hint.busy"))
+        self._zygote.close()
+        shutil.rmtree(self._workdir, ignore_errors=True)
+
+    def health(self) -> dict[str, object]:
+        with self._lock:
+            return {"ready": len(self._ready), "running": self._running, "long": self._long,
+                    "forked": self.forked, "walls": self.walls}
+
+    # --- jobs -------------------------------------------------------------------------------
+
+    async def run(self, job: Callable[..., object], /, *, wall_seconds: float,
+                  cpu_seconds: float, queue_seconds: float, strangers_code: bool,
+                  **args: object) -> bytes:
+        """The reply body of `job(**args)`, run in a fresh child; its AppError raised here."""
+        bodies = self.stream(job, wall_seconds=wall_seconds, cpu_seconds=cpu_seconds,
+                             queue_seconds=queue_seconds, strangers_code=strangers_code, **args)
+        try:
+            async for body in bodies:
+                return body
+        finally:
+            await bodies.aclose()
+        raise RunnerFailed("the child ended without a reply")
+
+    async def stream(self, job: Callable[..., object], /, *, wall_seconds: float,
+                     cpu_seconds: float, queue_seconds: float, strangers_code: bool,
+                     **args: object) -> AsyncGenerator[bytes, None]:
+        """Each reply body `job(**args)` sends, as it sends it (a training run's chunks).
+
+        `strangers_code`: the job runs a learner's code, which waits for every wall.
+        """
+        if strangers_code and self.missing_walls() and not self.config.weak_walls:
+            raise WallsDown(f"this server's kernel lacks {', '.join(self.missing_walls())}, so "
+                            "it runs no programs; the built-in lessons still work",
+                            hint_key="hint.walls_down")
+        cpu_seconds = min(cpu_seconds, self.config.max_cpu_seconds)  # the kernel's hard stop
+        payload = _request({"job": job.__name__, "args": args,
+                            "wall_seconds": wall_seconds, "cpu_seconds": cpu_seconds})
+        deadline = time.monotonic() + queue_seconds
+        await self._take_place(deadline)
+        running: _Running | None = None
+        try:
+            running = _Running(await self._take_child(deadline))
+            # Past this the child is killed: it had its own timer, and a grace to say so.
+            running.deadline = asyncio.get_running_loop().time() + wall_seconds + \
+                _KILL_GRACE_SECONDS
+            watch = asyncio.create_task(self._watch(running))
+            try:
+                await self._send(running, payload)
+                async for frame in self._frames(running, cpu_seconds):
+                    yield frame.body
+            except TimeoutError:
+                raise Timeout(f"the program ran longer than {wall_seconds:g} s",
+                              hint_key="hint.timeout") from None
+            finally:
+                watch.cancel()
+        finally:
+            if running is not None:
+                running.child.close()
+            if running is None or not running.long:
+                self._give_place()
+            else:
+                with self._lock:
+                    self._long -= 1
+
+    async def _send(self, running: _Running, payload: bytes) -> None:
+        """Write the job down the child's pipe and close it: the child reads to the end."""
+        child = running.child
+        try:
+            async with asyncio.timeout_at(running.deadline):
+                await _write_all(child.job_fd, payload)
+        finally:
+            os.close(child.job_fd)
+            child.job_fd = -1
+
+    async def _frames(self, running: _Running, cpu_seconds: float) -> AsyncIterator[Frame]:
+        """The child's data frames; its error raised; the reason it died, if it did first."""
+        child = running.child
+        reader = FrameReader(self.config.reply_bytes, TooLarge(
+            f"the reply is larger than {self.config.reply_bytes:,} bytes",
+            hint_key="hint.reply_too_large"))
+        while True:
+            async with asyncio.timeout_at(running.deadline):
+                data = await _read(child.reply_fd)
+            if not data:
+                break
+            for frame in reader.feed(data):
+                if frame.error is not None:
+                    raise frame.error
+                if frame.end:
+                    return
+                yield frame
+        raise running.error or await self._why_it_ended(child, cpu_seconds)
+
+    async def _why_it_ended(self, child: Child, cpu_seconds: float) -> AppError:
+        """The error for a child that died before it finished, from how it ended."""
+        deadline = time.monotonic() + _ENDING_SECONDS
+        while (status := self._zygote.ending(child.pid)) is None and \
+                time.monotonic() < deadline:
+            await asyncio.sleep(0.005)
+        if status is not None and os.WIFSIGNALED(status):
+            number = os.WTERMSIG(status)
+            if number == signal.SIGXCPU:
+                return Timeout(f"the program used more than {cpu_seconds:g} s of CPU time",
+                               hint_key="hint.timeout")
+            if number == signal.SIGKILL:  # not by the pool, which says why itself
+                return _out_of_memory(self.config.memory_mb)
+            return ProgramError(f"the program's process crashed "
+                                f"({signal.Signals(number).name})",
+                                hint_key="hint.worker_crashed")
+        code = "unknown" if status is None else os.WEXITSTATUS(status)
+        return ProgramError(f"the program's process stopped without an answer (exit {code})",
+                            hint_key="hint.worker_crashed")
+
+    async def _watch(self, running: _Running) -> None:
+        """Read the job's CPU (and on CUDA its memory) until it ends; move a long one aside."""
+        child = running.child
+        while True:
+            await asyncio.sleep(_POLL_SECONDS)
+            cpu, resident = _usage(child.pid)
+            if self.config.device == "cuda" and resident > self.config.memory_mb << 20:
+                running.error = _out_of_memory(self.config.memory_mb)
+                child.kill()
+                return
+            if not running.long and cpu >= self.config.nice_after_seconds and self._crowded():
+                self._move_aside(running)
+
+    # --- places: who runs at full priority --------------------------------------------------
+
+    async def _take_place(self, deadline: float) -> None:
+        with self._lock:
+            if self._closed:
+                raise Busy("the server is shutting down; try again", hint_key="hint.busy")
+            if self._running < self.config.jobs and not self._place_waiters:
+                self._running += 1
+                return
+            waiter: _Waiter[None] = _Waiter()
+            self._place_waiters.append(waiter)
+        await self._wait(waiter, self._place_waiters, deadline, self._give_place,
+                         f"all {self.config.jobs} places to run a program stayed taken")
+
+    def _give_place(self, _: object = None) -> None:
+        with self._lock:
+            waiter = self._place_waiters.popleft() if self._place_waiters else None
+            if waiter is None:
+                self._running -= 1
+        if waiter is not None:
+            waiter.give(None)  # the place passes on, still counted
+
+    def _crowded(self) -> bool:
+        with self._lock:
+            return bool(self._place_waiters)
+
+    def _move_aside(self, running: _Running) -> None:
+        """Put a long job at the back of the CPU queue; its place goes to the next waiting."""
+        _renice(running.child.pid)
+        with self._lock:
+            if self._long >= self.config.long_jobs:
+                return  # as many long jobs as allowed already: this one keeps its place
+            self._long += 1
+            running.long = True
+        self._give_place()
+
+    async def _wait(self, waiter: _Waiter[_T], queue: deque[_Waiter[_T]], deadline: float,
+                    give_back: Callable[[_T], None], busy: str) -> _T:
+        """What is handed to `waiter` by `deadline`, else Busy. Handed over as the wait ended
+        (or was cancelled: the client left), it is still taken, or given back."""
+        try:
+            await asyncio.wait([waiter.future], timeout=max(0.0, deadline - time.monotonic()))
+        except asyncio.CancelledError:
+            with self._lock:
+                handed = waiter not in queue
+                if not handed:
+                    queue.remove(waiter)
+            if handed:
+                waiter.future.add_done_callback(partial(_give_back, give_back))
+            raise
+        if not waiter.future.done():
+            with self._lock:
+                if waiter in queue:
+                    queue.remove(waiter)
+                    raise Busy(f"{busy}; try again", hint_key="hint.busy")
+        return await waiter.future  # handed over: settled at once on this loop
+
+    # --- children ---------------------------------------------------------------------------
+
+    async def _take_child(self, deadline: float) -> Child:
+        with self._lock:
+            child = self._ready.popleft() if self._ready else None
+            if child is None:
+                waiter: _Waiter[Child] = _Waiter()
+                self._child_waiters.append(waiter)
+        self._top_up()
+        if child is not None:
+            return child
+        return await self._wait(waiter, self._child_waiters, deadline, Child.close,
+                                "no child was ready to run the program")
+
+    def _top_up(self) -> None:
+        """Ask the zygote for enough forks to have `ready` children and one per waiter."""
+        with self._lock:
+            wanted = self.config.ready + len(self._child_waiters) - len(self._ready) - \
+                self._forking
+            if self._closed or wanted <= 0:
+                return
+            self._forking += wanted
+        for _ in range(wanted):
+            self._zygote.fork()
+
+    def _forked(self, child: Child) -> None:
+        """From the zygote's reader thread: a new child, walled and waiting."""
+        with self._lock:
+            self._forking -= 1
+            self.forked += 1
+            waiter = None
+            if not self._closed:
+                if not self._child_waiters:
+                    self._ready.append(child)
+                    return
+                waiter = self._child_waiters.popleft()
+        if waiter is None:
+            child.close()
+        else:
+            waiter.give(child)
+
+    def _exited(self, pid: int) -> None:
+        """From the reader thread: a child has ended. One still waiting for a job (the OOM
+        killer's, or a stranger's) leaves the ready ones, and another is forked."""
+        with self._lock:
+            dead = next((child for child in self._ready if child.pid == pid), None)
+            if dead is not None:
+                self._ready.remove(dead)
+        if dead is not None:
+            dead.close()
+            self._top_up()
+
+    def _lost(self) -> None:
+        """From the reader thread: the zygote died, and its children with it. Start another."""
+        with self._lock:
+            ready, self._ready = list(self._ready), deque()
+            self._forking = 0
+            closed = self._closed
+        for child in ready:
+            child.close()
+        if not closed:
+            threading.Thread(target=self._restart, name="runner-restart", daemon=True).start()
+
+    def _restart(self) -> None:
+        time.sleep(0.5)  # a zygote that dies at once must not take a CPU to a loop of starts
+        try:
+            zygote = self._new_zygote()
+            walls = zygote.start()
+        except Exception:
+            _log.exception("the runner's zygote could not start again")
+            return
+        self._zygote, self.walls = zygote, walls
+        self.restarts += 1
+        self._top_up()
+
+    def _new_zygote(self) -> Zygote:
+        config = self.config
+
+        def config_of(socket_fd: int) -> ZygoteConfig:
+            return ZygoteConfig(socket_fd=socket_fd, walls=config.walls, workdir=self._workdir,
+                                user=config.user,
+                                memory_mb=config.memory_mb, cpu_seconds=config.max_cpu_seconds,
+                                cuda=config.device == "cuda")
+
+        return Zygote(config_of, config.entry, self._forked, self._exited, self._lost)
+
+
+# --- the pipes and /proc -------------------------------------------------------------------
+
+async def _write_all(fd: int, data: bytes) -> None:
+    """Write data down a pipe without blocking the event loop."""
+    os.set_blocking(fd, False)
+    view = memoryview(data)
+    while view:
+        try:
+            view = view[os.write(fd, view):]
+        except BlockingIOError:
+            await _ready(fd, write=True)
+        except BrokenPipeError:
+            return  # it died before reading: its reply (or its end) says why
+
+
+async def _read(fd: int) -> bytes:
+    """The next bytes from a pipe; b"" at its end."""
+    os.set_blocking(fd, False)
+    while True:
+        try:
+            return os.read(fd, 1 << 16)
+        except BlockingIOError:
+            await _ready(fd)
+
+
+async def _ready(fd: int, write: bool = False) -> None:
+    loop = asyncio.get_running_loop()
+    ready: asyncio.Future[None] = loop.create_future()
+    watch, unwatch = (loop.add_writer, loop.remove_writer) if write else \
+        (loop.add_reader, loop.remove_reader)
+    watch(fd, _settle, ready, None)
+    try:
+        await ready
+    finally:
+        unwatch(fd)
+
+
+def _usage(pid: int) -> tuple[float, int]:
+    """(CPU seconds, resident bytes) of a process, from /proc; zeros once it has gone."""
+    try:
+        with open(f"/proc/{pid}/stat") as file:
+            fields = file.read().rsplit(")", 1)[1].split()
+    except (FileNotFoundError, ProcessLookupError):
+        return 0.0, 0
+    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, int(fields[21]) * _PAGE_BYTES
+
+
+def _renice(pid: int) -> None:
+    """Every thread of the process to nice 19 and, where Linux lets us, SCHED_IDLE."""
+    try:
+        threads = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
+    except FileNotFoundError:
+        return
+    for tid in threads:
+        with contextlib.suppress(OSError):
+            os.setpriority(os.PRIO_PROCESS, tid, 19)
+        with contextlib.suppress(OSError):
+            os.sched_setscheduler(tid, os.SCHED_IDLE, os.sched_param(0))
+
+
+def _out_of_memory(memory_mb: int) -> TooLarge:
+    return TooLarge(f"the program ran out of memory (limit {memory_mb:,} MiB)",
+                    hint_key="hint.too_large")

@@ -1,0 +1,130 @@
+"""The server's settings, read from APP_* environment variables. Routes get them through Depends."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import fields
+from functools import lru_cache
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from gradient_lab.runner.limits import Limits
+
+# The runner's per-program defaults are written once, on the dataclass; the settings expose them.
+_LIMITS = Limits()
+
+
+def _cpus() -> int:
+    return len(os.sched_getaffinity(0))
+
+
+def _default_room_store() -> str:
+    # The temporary folder: a container's only writable one; one per user, since the file
+    # must be writable by every process of this server and no one else's.
+    return os.path.join(tempfile.gettempdir(), f"gradient-lab-{os.getuid()}", "rooms.sqlite3")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="APP_", frozen=True)
+
+    # The server.
+    host: str = Field(default="127.0.0.1", description="Address the web server listens on.")
+    port: int = Field(default=8000, ge=0, le=65535, description="Port the web server listens on.")
+    workers: int = Field(default=1, ge=1, description="Uvicorn processes that serve HTTP.")
+    device: Literal["auto", "cpu", "cuda"] = Field(
+        default="auto",
+        description="Where tensors live: auto (CUDA when available, else CPU), cpu or cuda.")
+
+    # The runner: children forked from the zygote, one per program.
+    runner_ready: int = Field(
+        default=4, ge=1,
+        description="Children forked and walled in ahead of time, waiting for a program "
+                    "(each holds a CUDA context on a GPU).")
+    runner_jobs: int = Field(
+        default_factory=lambda: max(2, _cpus()), ge=1,
+        description="Programs that run at once at full priority; more wait in line.")
+    runner_long_jobs: int = Field(
+        default=16, ge=0,
+        description="Programs past 20 ms of CPU that may run on at low priority while others "
+                    "wait, beyond runner_jobs.")
+    runner_user: str = Field(
+        default="nobody",
+        description="The unprivileged user children run as when the server runs as root.")
+    runner_weak_walls: bool = Field(
+        default=False,
+        description="Run learners' programs even on a kernel without Landlock or seccomp "
+                    "(for a container that holds nothing else).")
+    request_bytes: int = Field(
+        default=262_144, gt=0,
+        description="Largest request body the API reads, in bytes; larger ones get a 413 "
+                    "before they are read.")
+    allowed_origins: str = Field(
+        default="",
+        description="Sites besides the server's own whose pages may call the API, "
+                    "comma-separated (https://lab.example.org), for a proxy that changes Host.")
+    queue_seconds: float = Field(
+        default=10.0, gt=0,
+        description="How long a request may wait for its turn before a 503.")
+
+    # One program: one field per field of Limits, same name, same default.
+    program_bytes: int = Field(default=_LIMITS.program_bytes, gt=0,
+                               description="Longest program text accepted, in bytes.")
+    graph_nodes: int = Field(default=_LIMITS.graph_nodes, gt=0,
+                             description="Most autograd graph nodes traced for one program.")
+    stdout_bytes: int = Field(default=_LIMITS.stdout_bytes, gt=0,
+                              description="Most printed output kept from one program, in bytes.")
+    wall_seconds: float = Field(default=_LIMITS.wall_seconds, gt=0,
+                                description="Wall-clock seconds one program may run.")
+    cpu_seconds: float = Field(default=_LIMITS.cpu_seconds, gt=0,
+                               description="CPU seconds one program may use.")
+    memory_mb: int = Field(default=_LIMITS.memory_mb, gt=0,
+                           description="Memory one program may add, in MiB (on CUDA, of GPU "
+                                       "memory too).")
+    race_steps: int = Field(default=_LIMITS.race_steps, gt=0,
+                            description="Optimizer steps one race may take: runs x steps, "
+                                        "an lr sweep's steps included.")
+    basins_steps: int = Field(default=_LIMITS.basins_steps, gt=0,
+                              description="A basins map's starts x steps.")
+    stream_chunks: int = Field(default=_LIMITS.stream_chunks, gt=0,
+                               description="Events one training run may stream; a longer run "
+                                           "sends more steps in each.")
+    stream_seconds: float = Field(default=60.0, gt=0,
+                                  description="Wall-clock seconds one training run may stream.")
+    reply_bytes: int = Field(default=32 << 20, gt=0,
+                             description="Largest reply one program may send, in bytes.")
+
+    # Class mode: rooms a teacher leads (gradient_lab/rooms).
+    room_store: str = Field(
+        default_factory=_default_room_store,
+        description="Where class rooms live: a SQLite file shared by this machine's server "
+                    "processes, or a redis:// URL shared by replicas on several machines.")
+    rooms_max: int = Field(default=200, gt=0,
+                           description="Class rooms open at once; one more gets a 409.")
+    room_students_max: int = Field(default=200, gt=0,
+                                   description="Students in one room; one more gets a 409.")
+    room_idle_minutes: float = Field(
+        default=60.0, gt=0,
+        description="A room with nothing happening (no teacher's page open, no answer, no "
+                    "join) for this long ends.")
+    room_message_bytes: int = Field(
+        default=16384, gt=0,
+        description="Largest address or question a teacher's page may send to a room, in "
+                    "bytes; larger ones get a 413.")
+
+    def limits(self) -> Limits:
+        """The per-program limits, as the plain dataclass that crosses into a child."""
+        return Limits(**{f.name: getattr(self, f.name) for f in fields(Limits)})
+
+
+@lru_cache
+def load_settings() -> Settings:
+    """The settings, read from the environment once: for code that starts the server."""
+    return Settings()
+
+
+async def get_settings() -> Settings:
+    """The settings for routes, as `Depends(get_settings)`; tests override this one."""
+    return load_settings()

@@ -1,0 +1,37 @@
+"""The training-dynamics lessons (tutorial §4.1, §5): plain functions over torch.nn that return
+frozen dataclasses of plain values. routes/training.py serves them; gradient_lab.jobs runs them in a
+worker.
+
+    flow.py       gradient_flow: per-layer weight-gradient norms, over the first steps too
+    loop.py       train: the training loop on a 2-D data set, one chunk of steps per call
+    precision.py  accumulate (gradient accumulation) and compare_precision (autocast vs float32)
+    nan.py        hunt_nan: the first non-finite step, and the layer and op it came from
+    models.py     the MLP, the data sets and the size limits they share
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from gradient_lab.training.flow import FLOW_PRESETS, GradientFlow, gradient_flow
+from gradient_lab.training.loop import TrainChunk, TrainConfig, train
+from gradient_lab.training.models import ACTIVATIONS, INITS, SIZES, DatasetName, Sizes
+from gradient_lab.training.nan import CAUSES, FIXES, NanHunt, hunt_nan
+from gradient_lab.training.precision import Accumulation, Precision, accumulate, compare_precision
+
+# The lessons a request may ask for by name (gradient_lab.jobs.lesson); each takes device= and
+# keywords.
+LESSONS: dict[str, Callable[..., object]] = {
+    "flow": gradient_flow,
+    "accumulation": accumulate,
+    "precision": compare_precision,
+    "nan": hunt_nan,
+}
+
+__all__ = [
+    "ACTIVATIONS", "CAUSES", "DatasetName", "FIXES", "FLOW_PRESETS", "INITS", "LESSONS",
+    "SIZES", "Accumulation", "GradientFlow", "NanHunt", "Precision",
+    "Sizes",
+    "TrainChunk", "TrainConfig", "accumulate", "compare_precision",
+    "gradient_flow", "hunt_nan", "train",
+]

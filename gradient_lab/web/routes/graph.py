@@ -1,0 +1,20 @@
+"""POST /api/graph: run a program in a walled child and return the graph it built."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Response
+
+from gradient_lab import jobs
+from gradient_lab.graph.examples import EXAMPLES
+from gradient_lab.web import schemas
+from gradient_lab.web.deps import RunnerDep
+
+router = APIRouter()
+_OWN_PROGRAMS = frozenset(example.program for example in EXAMPLES.values())
+
+
+@router.post("/api/graph", response_model=schemas.GraphResponse)
+async def run_graph(request: schemas.GraphRequest, runner: RunnerDep) -> Response:
+    return await runner.reply(jobs.graph, strangers_code=request.code not in _OWN_PROGRAMS,
+                              code=request.code, device=runner.device(request.device),
+                              limits=runner.settings.limits())

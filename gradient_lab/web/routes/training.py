@@ -1,0 +1,101 @@
+"""GET /training (the page) and POST /api/training/...: each lesson runs in a walled child.
+
+POST /api/training/run streams server-sent events, one per chunk of steps, as one child trains
+the model: the response ends when the run does, when the client leaves (the child is killed),
+or at stream_seconds.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncGenerator, AsyncIterator
+from contextlib import aclosing
+from dataclasses import asdict
+from typing import get_args
+
+from fastapi import APIRouter, Request, Response
+from fastapi.responses import HTMLResponse, StreamingResponse
+
+from gradient_lab import i18n, jobs, training
+from gradient_lab.errors import AppError, envelope
+from gradient_lab.optimizers import CLIPS, OPTIMIZERS, SCHEDULERS
+from gradient_lab.web import schemas
+from gradient_lab.web.deps import RunnerDep
+from gradient_lab.web.pages import templates
+from gradient_lab.web.schemas.common import Device
+
+router = APIRouter()
+# The page's tabs in the tutorial's order: the streamed training loop, and
+# gradient_lab.training.LESSONS.
+TABS = ("flow", "train", "accumulation", "precision", "nan")
+
+
+@router.get("/training", response_class=HTMLResponse)
+async def training_page(request: Request) -> HTMLResponse:
+    return templates.TemplateResponse(request, "training.html", {"choices": _choices()})
+
+
+@router.post("/api/training/flow", response_model=schemas.FlowResponse)
+async def flow(request: schemas.FlowRequest, runner: RunnerDep) -> Response:
+    return await _lesson(runner, "flow", request)
+
+
+@router.post("/api/training/accumulation", response_model=schemas.AccumulationResponse)
+async def accumulation(request: schemas.AccumulationRequest, runner: RunnerDep) -> Response:
+    return await _lesson(runner, "accumulation", request)
+
+
+@router.post("/api/training/precision", response_model=schemas.PrecisionResponse)
+async def precision(request: schemas.PrecisionRequest, runner: RunnerDep) -> Response:
+    return await _lesson(runner, "precision", request)
+
+
+@router.post("/api/training/nan", response_model=schemas.NanResponse)
+async def nan(request: schemas.NanRequest, runner: RunnerDep) -> Response:
+    return await _lesson(runner, "nan", request)
+
+
+async def _lesson(runner: RunnerDep, name: str, request: schemas.LessonRequest) -> Response:
+    return await runner.reply(jobs.lesson, strangers_code=False, name=name,
+                              device=runner.device(request.device),
+                              options=request.model_dump(exclude={"device"}))
+
+
+@router.post("/api/training/run", response_class=StreamingResponse,
+             responses={200: {"content": {"text/event-stream": {}},
+                              "description": "One `data:` event per chunk (TrainChunkOut); "
+                                             "an `error` event carries the error envelope."}})
+async def run(request: schemas.TrainRequest, http: Request,
+              runner: RunnerDep) -> StreamingResponse:
+    config = training.TrainConfig(**request.model_dump(exclude={"device"}))
+    chunks = runner.stream(jobs.training_run, config=config,
+                           device=runner.device(request.device), limits=runner.settings.limits())
+    # The first chunk comes before the response starts, so a refused run gets its status code.
+    first = await anext(chunks)
+    lang = i18n.pick_language(http.headers.get("accept-language"))
+    return StreamingResponse(_events(first, chunks, lang), media_type="text/event-stream",
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+
+
+async def _events(first: bytes, chunks: AsyncGenerator[bytes, None],
+                  lang: str) -> AsyncIterator[bytes]:
+    yield b"data: " + first + b"\n\n"
+    try:
+        async with aclosing(chunks):  # a client that leaves ends the run: its child is killed
+            async for chunk in chunks:
+                yield b"data: " + chunk + b"\n\n"
+    except AppError as error:  # the status line has gone: the envelope goes in an event
+        yield f"event: error\ndata: {json.dumps(envelope(error, lang))}\n\n".encode()
+
+
+def _choices() -> dict[str, object]:
+    """The menus of the page, from the registries, and the presets that tell each story."""
+    return {
+        "lessons": list(TABS), "devices": list(get_args(Device)),
+        "datasets": list(get_args(training.DatasetName)),
+        "activations": list(training.ACTIVATIONS), "inits": list(training.INITS),
+        "optimizers": list(OPTIMIZERS), "schedulers": ["none", *SCHEDULERS],
+        "clips": ["none", *CLIPS],
+        "causes": list(training.CAUSES), "fixes": list(training.FIXES),
+        "flow_presets": training.FLOW_PRESETS, "sizes": asdict(training.SIZES),
+    }

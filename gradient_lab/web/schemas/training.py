@@ -1,0 +1,154 @@
+"""The training lab's models (/api/training/...)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Self
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from gradient_lab.optimizers import Context, optimizer_conflicts, scheduler_conflicts
+from gradient_lab.training.models import Activation, DatasetName, Init
+from gradient_lab.training.nan import Cause, Fix
+from gradient_lab.web.schemas.common import ClipKind, Device, OptimizerName, SchedulerKind
+
+# The training lab (/api/training/...). Sizes are bounded by gradient_lab.training.SIZES, which
+# answers 413 naming the value; the names come from the domain's Literal types, one per registry.
+
+
+class LessonRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    device: Device = Field("auto", description="Where to train; auto picks CUDA when present.")
+    seed: int = Field(0, ge=0, le=2**31 - 1, description="Seeds the data, the init and batches.")
+
+
+class FlowRequest(LessonRequest):
+    depth: int = Field(20, ge=1, description="Hidden layers (Linear, BatchNorm?, activation).")
+    width: int = Field(64, ge=1)
+    activation: Activation = "sigmoid"
+    init: Init = "default"
+    batchnorm: bool = False
+    residual: bool = False
+    steps: int = Field(20, ge=1, description="SGD steps recorded in the heatmap.")
+    lr: float = Field(0.1, gt=0, le=100)
+    batch: int = Field(128, ge=2)
+
+
+class FlowResponse(BaseModel):
+    layers: list[str]
+    norms: list[Any] = Field(description="Each Linear weight's grad norm at step 0, first to last.")
+    heatmap: list[list[Any]] = Field(description="[layer][step] grad norms.")
+    loss: list[Any]
+    ratio: Any = Field(description="First layer's norm / last layer's norm at step 0.")
+
+
+class TrainRequest(LessonRequest):
+    dataset: DatasetName = "moons"
+    points: int = Field(1000, ge=10)
+    noise: float = Field(0.1, ge=0, le=1)
+    width: int = Field(64, ge=1)
+    depth: int = Field(2, ge=1)
+    activation: Activation = "relu"
+    optimizer: OptimizerName = "adam"
+    lr: float = Field(0.01, gt=0, le=100)
+    weight_decay: float = Field(0.0, ge=0, le=10)
+    scheduler: Literal["none"] | SchedulerKind = "none"
+    batch_size: int = Field(100, ge=1)
+    accumulation: int = Field(1, ge=1, description="Micro-batches per optimizer step.")
+    clip: Literal["none"] | ClipKind = "none"
+    # Bounded: clip_grad_value_ cannot clamp float32 gradients at a float past float32's range.
+    max_norm: float = Field(1.0, gt=0, le=1e6, description="The norm (or value) clipping keeps.")
+    steps: int = Field(200, ge=1)
+
+    @model_validator(mode="after")
+    def _fits(self) -> Self:
+        """The run, once its optimizer and scheduler go together as torch needs.
+
+        The rules are the descent lab's (gradient_lab.optimizers): OneCycleLR cycles a momentum,
+        which adagrad has not.
+        """
+        lines = optimizer_conflicts(self.optimizer, {"weight_decay": self.weight_decay})
+        if self.scheduler != "none":
+            context = Context(self.optimizer, steps=self.steps)
+            lines += [f"scheduler {self.scheduler} with optimizer {self.optimizer}: {line}"
+                      for line in scheduler_conflicts(self.scheduler, {}, context)]
+        if lines:
+            raise ValueError("; ".join(lines))
+        return self
+
+
+class TrainDataOut(BaseModel):
+    x: list[Any]
+    y: list[Any]
+    grid_x: list[Any]
+    grid_y: list[Any]
+
+
+class TrainChunkOut(BaseModel):
+    """One server-sent event of POST /api/training/run: the steps of one chunk."""
+
+    start: int
+    loss: list[Any]
+    grad_norm: list[Any]
+    clipped_norm: list[Any]
+    lr: list[Any]
+    accuracy: float
+    boundary: list[list[Any]] = Field(description="P(class 1), [row = grid_y][column = grid_x].")
+    total: int
+    diverged: bool
+    data: TrainDataOut | None = Field(description="The points and grid, in the first chunk only.")
+
+
+class AccumulationRequest(LessonRequest):
+    micro_batches: int = Field(4, ge=1)
+    micro_batch: int = Field(32, ge=1)
+
+
+class AccumulationResponse(BaseModel):
+    layers: list[str]
+    big_batch: list[Any]
+    accumulated: list[Any]
+    undivided: list[Any]
+    max_difference: float
+    max_difference_undivided: float
+    ratio_undivided: float
+
+
+class PrecisionRequest(LessonRequest):
+    steps: int = Field(40, ge=1)
+    width: int = Field(256, ge=1)
+    batch: int = Field(512, ge=2)
+
+
+class PrecisionResponse(BaseModel):
+    device: str
+    dtype: str
+    scaler: bool
+    loss_fp32: list[Any]
+    loss_amp: list[Any]
+    seconds_fp32: float
+    seconds_amp: float
+    memory_fp32: int | None
+    memory_amp: int | None
+    max_loss_difference: float
+
+
+class NanRequest(LessonRequest):
+    cause: Cause = "lr"
+    fix: Fix = "none"
+    steps: int = Field(100, ge=1)
+
+
+class OriginOut(BaseModel):
+    phase: Literal["forward", "backward", "update"]
+    module: str
+    op: str
+
+
+class NanResponse(BaseModel):
+    cause: Cause
+    fix: Fix
+    loss: list[Any]
+    grad_norm: list[Any]
+    first_nonfinite_step: int | None
+    origin: OriginOut | None
