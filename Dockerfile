@@ -23,15 +23,20 @@ RUN python -m venv /opt/venv
 # the other dependencies come from PyPI, and pip never reaches for PyPI's CUDA build.
 RUN pip install --index-url "$TORCH_INDEX_URL" "$TORCH_SPEC"
 
-# The rest of the dependencies, read from pyproject.toml so they are written down once. The app
-# itself is not installed: it runs from /app, next to static/ and templates/, which it finds there.
+# The rest of the dependencies, read from pyproject.toml so they are written down once (a layer
+# of its own, kept while only the code changes), then the project itself, as a wheel would be.
 COPY pyproject.toml /tmp/pyproject.toml
 RUN python -c "import tomllib; \
 print('\n'.join(tomllib.load(open('/tmp/pyproject.toml', 'rb'))['project']['dependencies']))" \
       > /tmp/requirements.txt \
  && pip install -r /tmp/requirements.txt
+COPY pyproject.toml README.md /src/
+COPY gradient_lab/ /src/gradient_lab/
+COPY static/ /src/static/
+COPY templates/ /src/templates/
+RUN pip install --no-deps /src
 
-# --- run: the same base, the environment, the app; no build tools, not root -----------------
+# --- run: the same base, the environment with the package in it; no build tools, not root ---
 FROM python:3.11-slim
 
 # libseccomp2 compiles the runner's system-call allow-list (slim images carry it for apt; named
@@ -42,12 +47,7 @@ RUN apt-get update \
  && useradd --create-home --uid 10001 lab
 COPY --from=build /opt/venv /opt/venv
 
-WORKDIR /app
-COPY gradient_lab/ gradient_lab/
-COPY static/ static/
-COPY templates/ templates/
-# Compiled now, as root, because the app's user cannot write here and would compile every start.
-RUN python -m compileall -q gradient_lab
+WORKDIR /home/lab
 
 # APP_HOST: the server's default, 127.0.0.1, would not be reachable through a published port.
 ENV PATH=/opt/venv/bin:$PATH \
@@ -60,4 +60,4 @@ EXPOSE 8000
 # urllib rather than curl, which the slim image lacks. urlopen raises on any status but 2xx.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('APP_PORT', '8000') + '/healthz', timeout=4)"]
-CMD ["python", "-m", "gradient_lab"]
+CMD ["gradient-lab"]

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from functools import lru_cache
-from pathlib import Path
+
+from gradient_lab.assets import assets
 
 LANGUAGES = ("en", "zh-CN")
 DEFAULT_LANGUAGE = "en"
 
-_I18N_DIR = Path(__file__).resolve().parent.parent / "static" / "i18n"
+_I18N_DIR = assets("static") / "i18n"
 
 
 def pick_language(accept_language: str | None) -> str:

@@ -15,12 +15,12 @@ from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from gradient_lab import i18n
+from gradient_lab.assets import assets
 from gradient_lab.errors import AppError, HttpError, RequestInvalid, envelope
 from gradient_lab.rooms.service import open_rooms
 from gradient_lab.runner.pool.pool import Pool, PoolConfig
 from gradient_lab.settings import load_settings
 from gradient_lab.web.middleware import GuardApi, RememberPageChoices
-from gradient_lab.web.pages import ROOT
 from gradient_lab.web.routes import descent, graph, home, lessons, rooms, training
 
 logger = logging.getLogger(__name__)
@@ -81,7 +81,7 @@ def create_app() -> FastAPI:
     app.include_router(descent.router)
     app.include_router(training.router)
     app.include_router(rooms.router)
-    app.mount("/static", _CachedStaticFiles(directory=ROOT / "static"), name="static")
+    app.mount("/static", _CachedStaticFiles(directory=assets("static")), name="static")
     return app
 
 

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
 from gradient_lab import i18n
-
-ROOT = Path(__file__).resolve().parents[2]  # the repository: templates/ and static/
+from gradient_lab.assets import assets
 
 
 def page_choice(request: Request, name: str, allowed: tuple[str, ...]) -> str | None:
@@ -30,4 +27,4 @@ def _page_context(request: Request) -> dict[str, object]:
     return {"lang": lang, "strings": i18n.strings(lang), "other_lang": other, "present": present}
 
 
-templates = Jinja2Templates(directory=ROOT / "templates", context_processors=[_page_context])
+templates = Jinja2Templates(directory=assets("templates"), context_processors=[_page_context])

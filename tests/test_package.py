@@ -1,0 +1,118 @@
+"""The package as a stranger installs it: a wheel, in a fresh virtual environment, started by its
+own command, away from the checkout, with no network.
+
+The fresh environment borrows the test environment's dependencies (a .pth file naming its
+site-packages) rather than downloading torch again, so what is tested is the wheel: that it
+carries the templates, the static files and the vendored libraries, and that `gradient-lab`
+and `python -m gradient_lab` start the server from it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# Run inside the fresh environment: start the server, fetch pages, report what came back.
+CHECK = r'''
+import json, os, socket, subprocess, sys, time, urllib.request
+command, paths = json.loads(sys.argv[1]), sys.argv[2:]
+with socket.socket() as s:
+    s.bind(("127.0.0.1", 0)); port = s.getsockname()[1]
+env = {**os.environ, "APP_PORT": str(port), "APP_RUNNER_READY": "1"}
+server = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+report = {"network": "closed"}
+try:
+    socket.create_connection(("1.1.1.1", 443), timeout=3).close()
+    report["network"] = "open"
+except OSError:
+    pass
+try:
+    for _ in range(600):
+        try:
+            urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2).read()
+            break
+        except OSError:
+            if server.poll() is not None:
+                break
+            time.sleep(0.2)
+    for path in paths:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=30) as r:
+                report[path] = [r.status, r.read().decode("utf-8", "replace")]
+        except Exception as error:
+            report[path] = [0, repr(error)]
+finally:
+    server.terminate()
+    report["stderr"] = server.communicate(timeout=30)[1].decode("utf-8", "replace")[-3000:]
+print(json.dumps(report))
+'''
+PAGES = ["/", "/descent", "/training", "/lessons", "/static/app.css",
+         "/static/vendor/dagre/dagre.min.js", "/static/i18n/zh-CN.json", "/vendor/plotly.min.js",
+         "/healthz"]
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtual environment with the project's wheel installed: its bin/ folder."""
+    where = tmp_path_factory.mktemp("package")
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
+                    "-q", "-w", str(where / "dist"), str(ROOT)], check=True, timeout=300)
+    wheel = next((where / "dist").glob("gradient_lab-*.whl"))
+    venv.create(where / "venv", with_pip=False)
+    python = where / "venv" / "bin" / "python"
+    site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig."
+                                "get_paths()['purelib'])"], capture_output=True, text=True,
+                               check=True).stdout.strip())
+    ours = {sysconfig.get_paths()[key] for key in ("purelib", "platlib")}
+    (site / "_test_dependencies.pth").write_text("".join(f"{path}\n" for path in sorted(ours)))
+    subprocess.run([sys.executable, "-m", "pip", "--python", str(python), "install", "-q",
+                    "--no-deps", "--no-index", str(wheel)], check=True, timeout=300)
+    return python.parent
+
+
+def _serve(fresh: Path, command: list[str], paths: list[str], cwd: Path) -> dict[str, object]:
+    """What the installed server answers for `paths`, started in a network namespace of its
+    own (only loopback) where this user may make one, else as it is."""
+    check = [str(fresh / "python"), "-c", CHECK, json.dumps(command), *paths]
+    unshare = shutil.which("unshare")
+    if os.geteuid() == 0 and unshare:
+        check = [unshare, "--net", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", *check]
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("APP_", "PYTHON", "VIRTUAL_ENV"))}
+    env["PATH"] = f"{fresh}:{env.get('PATH', '')}"
+    result = subprocess.run(check, capture_output=True, text=True, timeout=600, cwd=cwd,
+                            env=env)
+    assert result.returncode == 0, result.stderr
+    return json.loads(result.stdout)  # type: ignore[no-any-return]
+
+
+def test_the_installed_command_serves_every_page_from_the_wheel(fresh: Path,
+                                                                tmp_path: Path) -> None:
+    report = _serve(fresh, [str(fresh / "gradient-lab")], PAGES, tmp_path)
+    if os.geteuid() == 0:
+        assert report["network"] == "closed", report
+    for path in PAGES:
+        status, body = report[path]  # type: ignore[misc]
+        assert status == 200, (path, body, report["stderr"])
+    assert "Gradient Lab" in report["/"][1]  # type: ignore[index]
+    assert '"status":"ok"' in report["/healthz"][1].replace(" ", "")  # type: ignore[index]
+
+
+def test_python_dash_m_runs_the_installed_package_not_the_checkout(fresh: Path,
+                                                                    tmp_path: Path) -> None:
+    report = _serve(fresh, [str(fresh / "python"), "-m", "gradient_lab"], ["/healthz"],
+                    tmp_path)
+    assert report["/healthz"][0] == 200, report  # type: ignore[index]
+    where = subprocess.run([str(fresh / "python"), "-c", "import gradient_lab; "
+                            "print(gradient_lab.__file__)"], capture_output=True, text=True,
+                           check=True, cwd=tmp_path).stdout
+    assert str(ROOT) not in where and str(fresh.parent) in where, where
