@@ -10,6 +10,9 @@ class AppError(Exception):
 
     status = 400
     type = "program_error"
+    # Whether the same request would meet it again, so that it may be kept (gradient_lab.kept):
+    # the program's own error, yes; a time limit, a full queue or a failed child, no.
+    repeatable = True
 
     def __init__(
         self,
@@ -17,11 +20,14 @@ class AppError(Exception):
         *,
         line: int | None = None,
         hint_key: str | None = None,
+        repeatable: bool | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
         self.line = line
         self.hint_key = hint_key
+        if repeatable is not None:  # only ever to say no: a kind that is never kept stays so
+            self.repeatable = repeatable and type(self).repeatable
         # What a failed program built before its error, as plain data: the graph lab draws it.
         self.partial: dict[str, object] | None = None
 
@@ -49,6 +55,7 @@ class Timeout(AppError):
 
     status = 408
     type = "timeout"
+    repeatable = False  # the machine's load decides it as much as the program
 
 
 class RequestInvalid(AppError):
@@ -85,6 +92,7 @@ class Busy(AppError):
 
     status = 503
     type = "busy"
+    repeatable = False
 
 
 class RunnerFailed(AppError):
@@ -92,6 +100,7 @@ class RunnerFailed(AppError):
 
     status = 502
     type = "runner_failed"
+    repeatable = False
 
 
 # The kinds a child may report (gradient_lab/runner/frames.py): the server rebuilds each from its

@@ -17,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from gradient_lab import i18n
 from gradient_lab.assets import assets
 from gradient_lab.errors import AppError, HttpError, RequestInvalid, envelope
+from gradient_lab.kept import open_keeper
 from gradient_lab.rooms.service import open_rooms
 from gradient_lab.runner.pool.pool import Pool, PoolConfig
 from gradient_lab.settings import load_settings
@@ -42,7 +43,8 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     pool.start()
     app.state.pool = pool
     try:
-        async with open_rooms(settings.room_store) as app.state.rooms:  # class mode's store
+        async with open_rooms(settings.room_store) as app.state.rooms, \
+                open_keeper(settings.kept_store_setting(), settings.kept_bytes) as app.state.kept:
             yield
     finally:
         pool.close()

@@ -114,6 +114,28 @@ class Settings(BaseSettings):
         description="Largest address or question a teacher's page may send to a room, in "
                     "bytes; larger ones get a 413.")
 
+    # Kept replies (gradient_lab/kept): one run per distinct request.
+    kept_store: str = Field(
+        default="",
+        description="Where kept replies live: empty for beside the rooms (the same Redis, or "
+                    "kept.sqlite3 in the rooms' folder), `memory` for this process alone, a "
+                    "SQLite file's path, or a redis:// URL.")
+    kept_bytes: int = Field(default=256 << 20, gt=0,
+                            description="Bytes of replies kept; past it the least recently "
+                                        "used go.")
+    kept_program_seconds: float = Field(
+        default=600.0, ge=0,
+        description="How long a learner's program's reply stays kept (the built-in lessons' "
+                    "stay until evicted); one that names the clock or randomness, 5 s.")
+
+    def kept_store_setting(self) -> str:
+        """APP_KEPT_STORE, with its default worked out from the rooms' store."""
+        if self.kept_store:
+            return self.kept_store
+        if self.room_store.startswith(("redis://", "rediss://", "unix://")):
+            return self.room_store
+        return os.path.join(os.path.dirname(self.room_store), "kept.sqlite3")
+
     def limits(self) -> Limits:
         """The per-program limits, as the plain dataclass that crosses into a child."""
         return Limits(**{f.name: getattr(self, f.name) for f in fields(Limits)})

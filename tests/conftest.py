@@ -1,11 +1,17 @@
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
 
 from gradient_lab.main import create_app
+
+# Each test server keeps its replies in its own memory, so that what one test ran is never
+# another's (or another session's) kept reply; tests/kept/ and tests/browser hold the shared
+# stores, SQLite and Redis, to their promise.
+os.environ.setdefault("APP_KEPT_STORE", "memory")
 
 
 @pytest.fixture(scope="session")

@@ -46,7 +46,8 @@ def write(fd: int, body: bytes = b"", error: AppError | None = None) -> None:
                                  "bytes": len(body)}
     if error is not None:
         header["error"] = {"type": error.type, "message": error.message[:_MESSAGE_CHARS],
-                           "line": error.line, "hint_key": error.hint_key}
+                           "line": error.line, "hint_key": error.hint_key,
+                           "repeatable": error.repeatable}
     _write_all(fd, json.dumps(header).encode() + b"\n" + body)
 
 
@@ -143,4 +144,8 @@ def _error(fields: object) -> AppError:
         line = None
     if not (isinstance(hint, str) and _HINT_KEY.fullmatch(hint)):
         hint = None
-    return ERRORS[fields["type"]](message[:_MESSAGE_CHARS], line=line, hint_key=hint)
+    # A child may only say that its error would not come again (memory ran out); whether a
+    # kind may be kept at all is the server's to say.
+    repeatable = fields.get("repeatable") is not False
+    return ERRORS[fields["type"]](message[:_MESSAGE_CHARS], line=line, hint_key=hint,
+                                  repeatable=repeatable)

@@ -1,4 +1,5 @@
-"""What routes depend on: the settings, and the runner that runs their jobs."""
+"""What routes depend on: the settings, and the runner that runs their jobs (and keeps what
+they answer: gradient_lab.kept)."""
 
 from __future__ import annotations
 
@@ -9,34 +10,57 @@ from typing import Annotated, Any
 from fastapi import Depends, Request, Response
 
 from gradient_lab.errors import ProgramError
+from gradient_lab.kept import Keeper, Reading
+from gradient_lab.kept.keys import fingerprint, key, names_the_clock_or_chance, texts_of
 from gradient_lab.runner.pool.pool import Pool
 from gradient_lab.settings import Settings, get_settings
+
+# A stranger's program that names the clock or randomness answers differently each run: its
+# reply is shared only by the identical requests of one moment (a class following its teacher).
+VOLATILE_SECONDS = 5.0
+_GRACE_SECONDS = 5.0  # beyond a job's queue and run time, before another process may take it
 
 
 @dataclass(frozen=True, slots=True)
 class Runner:
-    """How a route runs a job: in a fresh walled child, within the settings' limits."""
+    """How a route runs a job: once per distinct request, in a fresh walled child, within the
+    settings' limits."""
 
     pool: Pool
+    keeper: Keeper
     settings: Settings
 
     async def reply(self, job: Callable[..., Any], *, strangers_code: bool,
                     **args: object) -> Response:
-        """job(**args)'s reply body as the response: JSON the child wrote, passed through."""
-        settings = self.settings
-        body = await self.pool.run(job, wall_seconds=settings.wall_seconds,
-                                   cpu_seconds=settings.cpu_seconds,
-                                   queue_seconds=settings.queue_seconds,
-                                   strangers_code=strangers_code, **args)
-        return Response(body, media_type="application/json")
+        """job(**args)'s reply body as the response: JSON a child wrote, passed through."""
+        reading = self._open(job, strangers_code, args, stream=False)
+        bodies = [body async for body in reading]  # one: a job that does not stream
+        return Response(bodies[-1], media_type="application/json",
+                        headers={"X-Kept": reading.outcome})
 
-    def stream(self, job: Callable[..., Any], **args: object) -> AsyncGenerator[bytes, None]:
+    def stream(self, job: Callable[..., Any], **args: object) -> Reading:
         """Each reply body of a job that streams (a training run), within stream_seconds."""
+        return self._open(job, False, args, stream=True)
+
+    def _open(self, job: Callable[..., Any], strangers_code: bool, args: dict[str, object],
+              stream: bool) -> Reading:
         settings = self.settings
-        return self.pool.stream(job, wall_seconds=settings.stream_seconds,
-                                cpu_seconds=settings.stream_seconds,
-                                queue_seconds=settings.queue_seconds, strangers_code=False,
-                                **args)
+        wall = settings.stream_seconds if stream else settings.wall_seconds
+        cpu = settings.stream_seconds if stream else settings.cpu_seconds
+
+        def run() -> AsyncGenerator[bytes, None]:
+            return self.pool.stream(job, wall_seconds=wall, cpu_seconds=cpu,
+                                    queue_seconds=settings.queue_seconds,
+                                    strangers_code=strangers_code, **args)
+
+        lifetime: float | None = None  # the lab's own lessons: kept until evicted
+        if strangers_code:
+            lifetime = VOLATILE_SECONDS if names_the_clock_or_chance(texts_of(args)) \
+                else settings.kept_program_seconds
+        kept_under = key(job.__name__, args, settings.limits(), wall, cpu, settings.device,
+                         fingerprint())
+        return self.keeper.open(kept_under, run, lifetime=lifetime, stream=stream,
+                                claim_seconds=settings.queue_seconds + wall + _GRACE_SECONDS)
 
     def device(self, requested: str) -> str:
         """Where a job runs: the device the request names, or for "auto" the server's setting.
@@ -54,7 +78,7 @@ class Runner:
 
 async def get_runner(request: Request,
                      settings: Annotated[Settings, Depends(get_settings)]) -> Runner:
-    return Runner(request.app.state.pool, settings)
+    return Runner(request.app.state.pool, request.app.state.kept, settings)
 
 
 RunnerDep = Annotated[Runner, Depends(get_runner)]

@@ -18,7 +18,7 @@ from gradient_lab.descent.presets import PRESETS
 from tests.browser.conftest import PageProblems
 from tests.browser.pages import EN, ZH, open_lab
 from tests.browser.servers import ServerProcess, local_only
-from tests.rooms.conftest import RedisServer
+from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.browser
 

@@ -42,7 +42,8 @@ def from_exception(exc: BaseException, line: int | None) -> AppError:
     text = text_of(exc)
     message = f"{type(exc).__name__}: {text}"
     if out_of_memory(exc, text):
-        return TooLarge(message, line=line, hint_key="hint.too_large")
+        # Where memory runs out depends on what else the machine holds: never kept.
+        return TooLarge(message, line=line, hint_key="hint.too_large", repeatable=False)
     if isinstance(exc, RecursionError):
         return TooLarge(message, line=line, hint_key="hint.recursion")
     return ProgramError(message, line=line, hint_key=_hint(exc, text))

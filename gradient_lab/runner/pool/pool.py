@@ -79,6 +79,7 @@ class WallsDown(AppError):
 
     status = 503
     type = "walls_down"
+    repeatable = False
 
 
 @dataclass(eq=False, slots=True)
@@ -137,6 +138,7 @@ class Pool:
         self._zygote = self._new_zygote()
         self.walls: dict[str, object] = {}
         self.forked = 0  # children the zygote has forked
+        self.started = 0  # jobs handed to a child
         self.restarts = 0  # zygotes started again after one was lost
 
     # --- life -------------------------------------------------------------------------------
@@ -170,7 +172,7 @@ class Pool:
     def health(self) -> dict[str, object]:
         with self._lock:
             return {"ready": len(self._ready), "running": self._running, "long": self._long,
-                    "forked": self.forked, "walls": self.walls}
+                    "forked": self.forked, "started": self.started, "walls": self.walls}
 
     # --- jobs -------------------------------------------------------------------------------
 
@@ -206,6 +208,7 @@ class Pool:
         running: _Running | None = None
         try:
             running = _Running(await self._take_child(deadline))
+            self.started += 1
             # Past this the child is killed: it had its own timer, and a grace to say so.
             running.deadline = asyncio.get_running_loop().time() + wall_seconds + \
                 _KILL_GRACE_SECONDS
@@ -496,4 +499,4 @@ def _renice(pid: int) -> None:
 
 def _out_of_memory(memory_mb: int) -> TooLarge:
     return TooLarge(f"the program ran out of memory (limit {memory_mb:,} MiB)",
-                    hint_key="hint.too_large")
+                    hint_key="hint.too_large", repeatable=False)

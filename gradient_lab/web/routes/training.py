@@ -68,13 +68,16 @@ async def _lesson(runner: RunnerDep, name: str, request: schemas.LessonRequest) 
 async def run(request: schemas.TrainRequest, http: Request,
               runner: RunnerDep) -> StreamingResponse:
     config = training.TrainConfig(**request.model_dump(exclude={"device"}))
-    chunks = runner.stream(jobs.training_run, config=config,
-                           device=runner.device(request.device), limits=runner.settings.limits())
+    reading = runner.stream(jobs.training_run, config=config,
+                            device=runner.device(request.device),
+                            limits=runner.settings.limits())
+    chunks = aiter(reading)
     # The first chunk comes before the response starts, so a refused run gets its status code.
     first = await anext(chunks)
     lang = i18n.pick_language(http.headers.get("accept-language"))
     return StreamingResponse(_events(first, chunks, lang), media_type="text/event-stream",
-                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
+                             headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no",
+                                      "X-Kept": reading.outcome})
 
 
 async def _events(first: bytes, chunks: AsyncGenerator[bytes, None],
