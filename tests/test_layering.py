@@ -59,7 +59,7 @@ def _own_imports(module: str) -> set[str]:
 def test_the_rules_see_every_folder() -> None:
     for package in ("gradient_lab.graph", "gradient_lab.descent", "gradient_lab.training",
                     "gradient_lab.runner.child", "gradient_lab.runner.pool",
-                    "gradient_lab.web.routes"):
+                    "gradient_lab.web.routes", "gradient_lab.kept"):
         assert package in MODULES, package
 
 
@@ -85,6 +85,15 @@ def test_the_runner_stands_alone(module: str) -> None:
     outside = {name for name in _own_imports(module)
                if not _within(name, "gradient_lab.runner", "gradient_lab.errors")
                and name != "gradient_lab"}
+    assert not outside, f"{module} imports {outside}"
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if _within(m, "gradient_lab.kept")])
+def test_kept_replies_know_nothing_of_the_labs_or_the_web(module: str) -> None:
+    # The keeper keeps bytes under keys: what they mean is the web layer's business.
+    outside = {name for name in _own_imports(module)
+               if not _within(name, "gradient_lab.kept", "gradient_lab.errors",
+                              "gradient_lab.runner.child.environment")}
     assert not outside, f"{module} imports {outside}"
 
 
