@@ -30,6 +30,7 @@ class AppError(Exception):
             self.repeatable = repeatable and type(self).repeatable
         # What a failed program built before its error, as plain data: the graph lab draws it.
         self.partial: dict[str, object] | None = None
+        self.kept: str | None = None  # how a reply came: "ran", "shared" or "hit" (X-Kept)
 
     def to_plain(self) -> dict[str, object]:
         return {"type": self.type, "message": self.message, "line": self.line,

@@ -36,7 +36,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     pool = Pool(PoolConfig(
         device=_device(settings.device), ready=settings.runner_ready,
         jobs=settings.runner_jobs, long_jobs=settings.runner_long_jobs,
-        memory_mb=settings.memory_mb,
+        memory_mb=settings.memory_mb, memory_budget_mb=settings.runner_memory_mb,
         max_cpu_seconds=max(settings.cpu_seconds, settings.stream_seconds),
         reply_bytes=settings.reply_bytes, user=settings.runner_user,
         weak_walls=settings.runner_weak_walls))
@@ -103,8 +103,16 @@ def _answer(request: Request, error: AppError,
     return JSONResponse(envelope(error, lang), status_code=error.status, headers=headers)
 
 
+# A refusal that is the server's load, not the request's: when to try again (the pages retry
+# once by themselves, after this).
+_RETRY_AFTER_SECONDS = "2"
+
+
 async def _app_error(request: Request, exc: AppError) -> JSONResponse:
-    return _answer(request, exc)
+    headers = {"Retry-After": _RETRY_AFTER_SECONDS} if exc.status in (429, 503) else {}
+    if exc.kept is not None:
+        headers["X-Kept"] = exc.kept
+    return _answer(request, exc, headers)
 
 
 async def _request_invalid(request: Request, exc: RequestValidationError) -> JSONResponse:

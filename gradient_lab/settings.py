@@ -21,6 +21,19 @@ def _cpus() -> int:
     return len(os.sched_getaffinity(0))
 
 
+def _memory_mb() -> int:
+    """The memory this server may use, in MiB: its container's limit (cgroup v2), else the
+    machine's, less half a GiB for the server and its zygote."""
+    try:
+        with open("/sys/fs/cgroup/memory.max") as limit:
+            text = limit.read().strip()
+        container = None if text == "max" else int(text) >> 20
+    except (OSError, ValueError):
+        container = None
+    machine = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") >> 20
+    return max(512, min(machine, container or machine) - 512)
+
+
 def _default_room_store() -> str:
     # The temporary folder: a container's only writable one; one per user, since the file
     # must be writable by every process of this server and no one else's.
@@ -48,8 +61,12 @@ class Settings(BaseSettings):
         description="Programs that run at once at full priority; more wait in line.")
     runner_long_jobs: int = Field(
         default=16, ge=0,
-        description="Programs past 20 ms of CPU that may run on at low priority while others "
-                    "wait, beyond runner_jobs.")
+        description="Programs that may be moved aside (stopped, to continue later) while "
+                    "others run, beyond runner_jobs.")
+    runner_memory_mb: int = Field(
+        default_factory=lambda: _memory_mb(), gt=0,
+        description="Memory all programs in flight may hold together, in MiB (each counts "
+                    "memory_mb); more wait in line. Default: the machine's or container's.")
     runner_user: str = Field(
         default="nobody",
         description="The unprivileged user children run as when the server runs as root.")

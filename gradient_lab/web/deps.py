@@ -3,13 +3,14 @@ they answer: gradient_lab.kept)."""
 
 from __future__ import annotations
 
+import copy
 from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import Depends, Request, Response
 
-from gradient_lab.errors import ProgramError
+from gradient_lab.errors import AppError, ProgramError
 from gradient_lab.kept import Keeper, Reading
 from gradient_lab.kept.keys import fingerprint, key, names_the_clock_or_chance, texts_of
 from gradient_lab.runner.pool.pool import Pool
@@ -34,7 +35,14 @@ class Runner:
                     **args: object) -> Response:
         """job(**args)'s reply body as the response: JSON a child wrote, passed through."""
         reading = self._open(job, strangers_code, args, stream=False)
-        bodies = [body async for body in reading]  # one: a job that does not stream
+        try:
+            bodies = [body async for body in reading]  # one: a job that does not stream
+        except AppError as error:
+            # Every reader of one run shares its error: each answer gets a copy of its own,
+            # which says how it came (main.py puts it in X-Kept).
+            answered = copy.copy(error)
+            answered.kept = reading.outcome
+            raise answered from None
         return Response(bodies[-1], media_type="application/json",
                         headers={"X-Kept": reading.outcome})
 

@@ -87,6 +87,7 @@ def test_the_programs_own_error_is_kept_and_answered_in_each_language(
     assert assert_error(english, 400, "program_error")["line"] == 4  # under _fresh's comment
     assert assert_error(chinese, 400, "program_error")["hint"] != \
         english.json()["error"]["hint"]
+    assert (english.headers["x-kept"], chinese.headers["x-kept"]) == ("ran", "hit")
 
 
 def _tight(client: TestClient, **changes: object) -> None:

@@ -70,8 +70,10 @@ def _read_all(fd: int) -> bytes:
 def _time_limits(wall_seconds: float, cpu_seconds: float) -> Iterator[None]:
     """Stop the job with a 408 at its wall-clock or CPU limit, at the line it had reached.
 
-    The server kills a child that outlives its wall limit, and the kernel one past its CPU
-    limit (RLIMIT_CPU): these timers only end a job first, with a kinder message.
+    The CPU timer is the child's own. The wall clock is the pool's, which counts only the time
+    the job ran (not the time it was stopped while others ran) and sends SIGALRM when it is up.
+    Past either, a child that keeps going is killed (by the pool, or the kernel's RLIMIT_CPU):
+    these handlers only end a job first, with a kinder message.
     """
     def out_of_time(signum: int, frame: object) -> None:
         if signum == signal.SIGALRM:
@@ -82,10 +84,9 @@ def _time_limits(wall_seconds: float, cpu_seconds: float) -> Iterator[None]:
 
     signal.signal(signal.SIGALRM, out_of_time)
     signal.signal(signal.SIGPROF, out_of_time)
-    signal.setitimer(signal.ITIMER_REAL, wall_seconds)
     signal.setitimer(signal.ITIMER_PROF, cpu_seconds)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
         signal.setitimer(signal.ITIMER_PROF, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)  # one sent as it ended changes nothing

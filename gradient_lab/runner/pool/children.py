@@ -45,6 +45,18 @@ class Child:
     pidfd: int
     killed: bool = False
     closed: bool = field(default=False, repr=False)
+    resumed: bool = False  # continued after being moved aside, since the watch last looked
+
+    def signal(self, number: int) -> None:
+        """Send it a signal (SIGSTOP, SIGALRM: the pool's, never the program's to choose)."""
+        if not self.killed and not self.closed:
+            with contextlib.suppress(ProcessLookupError, OSError):
+                signal.pidfd_send_signal(self.pidfd, number)
+
+    def resume(self) -> None:
+        """Continue it where it was stopped: a place has come back to it."""
+        self.resumed = True
+        self.signal(signal.SIGCONT)
 
     def kill(self) -> None:
         if not self.killed and not self.closed:

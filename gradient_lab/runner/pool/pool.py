@@ -4,20 +4,17 @@ The zygote keeps `ready` children forked and locked in, so a request does not wa
 A job takes one, writes its arguments down the child's pipe and reads its frames back
 (frames.py) until the child says it is done: one child, one job, then the child is gone.
 
-`jobs` run at once at full priority; more requests queue for up to `queue_seconds` (then a
-503). A job that has used `nice_after_seconds` of CPU while others queue is moved to the back
-of the CPU queue (nice 19, SCHED_IDLE) and gives its place to the next, up to `long_jobs` such
-jobs: a few long programs (a class's hostile ones among them) cannot hold every place while
-quick ones wait.
+Which jobs run is places.py's: `jobs` at once at full speed, the rest waiting without using
+the CPU (a job moved aside is stopped, and continues later where it stopped), so a job's wall
+limit counts only the time it ran: a crowd waits in line rather than all missing their
+limits together. A job that cannot run within `queue_seconds` more than its limit gets a 503.
 
 Awaited from any event loop (uvicorn's, or a TestClient's): what the loops share is under one
 lock, and each waiter is woken on its own loop.
 """
-
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import os
@@ -29,8 +26,7 @@ import time
 from collections import deque
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from dataclasses import dataclass, field
-from functools import partial
-from typing import Any, Generic, TypeVar
+from typing import Any, TypeVar
 
 import orjson
 
@@ -38,6 +34,8 @@ from gradient_lab.errors import AppError, Busy, ProgramError, RunnerFailed, Time
 from gradient_lab.runner.child.lockin import Walls
 from gradient_lab.runner.frames import Frame, FrameReader
 from gradient_lab.runner.pool.children import Child, Zygote
+from gradient_lab.runner.pool.places import Places, Ticket
+from gradient_lab.runner.pool.waiting import Waiter, wait
 from gradient_lab.runner.pool.zygote import ZygoteConfig
 
 _log = logging.getLogger(__name__)
@@ -63,8 +61,10 @@ class PoolConfig:
     device: str = "cpu"  # "cpu" or "cuda": where the children's tensors live
     ready: int = 4  # children forked and walled, waiting for a job
     jobs: int = 4  # jobs at full priority at once
-    long_jobs: int = 16  # long jobs moved aside at low priority, beyond `jobs`
-    nice_after_seconds: float = 0.02
+    long_jobs: int = 16  # jobs moved aside (stopped) at once, beyond `jobs`
+    slice_cpu_seconds: float = 0.1  # a job's CPU at full speed before it may be moved aside
+    slice_wall_seconds: float = 0.2  # and its wall time, for one that sleeps or waits
+    memory_budget_mb: int = 1 << 30  # all children's memory together (places.py)
     memory_mb: int = 2048  # per child: address space (CPU), or GPU and resident memory (CUDA)
     max_cpu_seconds: float = 5.0  # the most CPU any job may ask for: the kernel's hard stop
     reply_bytes: int = 32 << 20
@@ -87,39 +87,8 @@ class _Running:
     """One job's child, as the pool watches it."""
 
     child: Child
-    deadline: float = 0.0  # the event loop's time past which the child is killed
-    long: bool = False  # moved aside: it runs at low priority, and holds no place
+    ticket: Ticket
     error: AppError | None = None  # why the watch killed it
-
-
-class _Waiter(Generic[_T]):
-    """A caller waiting, on its own event loop, for what another thread hands over."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.get_running_loop()
-        self.future: asyncio.Future[_T] = self.loop.create_future()
-
-    def give(self, value: _T) -> None:
-        self.loop.call_soon_threadsafe(_settle, self.future, value)
-
-    def fail(self, error: BaseException) -> None:
-        self.loop.call_soon_threadsafe(_fail, self.future, error)
-
-
-def _settle(future: asyncio.Future[_T], value: _T) -> None:
-    if not future.done():
-        future.set_result(value)
-
-
-def _fail(future: asyncio.Future[Any], error: BaseException) -> None:
-    if not future.done():
-        future.set_exception(error)
-
-
-def _give_back(give_back: Callable[[_T], None], handed: asyncio.Future[_T]) -> None:
-    """What reached a caller that had stopped waiting goes back where it came from."""
-    if handed.exception() is None:
-        give_back(handed.result())
 
 
 class Pool:
@@ -128,10 +97,9 @@ class Pool:
         self._lock = threading.Lock()
         self._ready: deque[Child] = deque()
         self._forking = 0  # forks asked for and not yet arrived
-        self._child_waiters: deque[_Waiter[Child]] = deque()
-        self._running = 0  # jobs holding a place at full priority
-        self._long = 0  # jobs moved aside
-        self._place_waiters: deque[_Waiter[None]] = deque()
+        self._child_waiters: deque[Waiter[Child]] = deque()
+        self._places = Places(config.jobs, config.long_jobs, config.memory_mb,
+                              max(config.memory_budget_mb, config.memory_mb))
         self._closed = False
         # Every child's working directory: empty, and unreadable to the children's user.
         self._workdir = tempfile.mkdtemp(prefix="gradient-lab-children-")
@@ -159,20 +127,20 @@ class Pool:
         with self._lock:
             self._closed = True
             ready, self._ready = list(self._ready), deque()
-            waiters: list[_Waiter[Any]] = [*self._child_waiters, *self._place_waiters]
+            waiters: list[Waiter[Any]] = list(self._child_waiters)
             self._child_waiters.clear()
-            self._place_waiters.clear()
         for child in ready:
             child.close()
         for waiter in waiters:
-            waiter.fail(Busy("the server is shutting down; try again", hint_key="hint.busy"))
+            waiter.fail(_shutting_down())
         self._zygote.close()
         shutil.rmtree(self._workdir, ignore_errors=True)
 
     def health(self) -> dict[str, object]:
         with self._lock:
-            return {"ready": len(self._ready), "running": self._running, "long": self._long,
-                    "forked": self.forked, "started": self.started, "walls": self.walls}
+            ready = len(self._ready)
+        return {"ready": ready, **self._places.counts(), "forked": self.forked,
+                "started": self.started, "walls": self.walls}
 
     # --- jobs -------------------------------------------------------------------------------
 
@@ -204,39 +172,33 @@ class Pool:
         payload = _request({"job": job.__name__, "args": args,
                             "wall_seconds": wall_seconds, "cpu_seconds": cpu_seconds})
         deadline = time.monotonic() + queue_seconds
-        await self._take_place(deadline)
+        if self._closed:
+            raise _shutting_down()
+        ticket = Ticket()
+        await self._places.enter(ticket, deadline, lambda: _busy(
+            f"all {self.config.jobs} places to run a program stayed taken"))
         running: _Running | None = None
         try:
-            running = _Running(await self._take_child(deadline))
+            running = _Running(await self._take_child(deadline), ticket)
             self.started += 1
-            # Past this the child is killed: it had its own timer, and a grace to say so.
-            running.deadline = asyncio.get_running_loop().time() + wall_seconds + \
-                _KILL_GRACE_SECONDS
-            watch = asyncio.create_task(self._watch(running))
+            watch = asyncio.create_task(self._watch(running, wall_seconds,
+                                                    deadline + wall_seconds))
             try:
                 await self._send(running, payload)
                 async for frame in self._frames(running, cpu_seconds):
                     yield frame.body
-            except TimeoutError:
-                raise Timeout(f"the program ran longer than {wall_seconds:g} s",
-                              hint_key="hint.timeout") from None
             finally:
                 watch.cancel()
         finally:
             if running is not None:
                 running.child.close()
-            if running is None or not running.long:
-                self._give_place()
-            else:
-                with self._lock:
-                    self._long -= 1
+            self._places.leave(ticket)
 
     async def _send(self, running: _Running, payload: bytes) -> None:
         """Write the job down the child's pipe and close it: the child reads to the end."""
         child = running.child
         try:
-            async with asyncio.timeout_at(running.deadline):
-                await _write_all(child.job_fd, payload)
+            await _write_all(child.job_fd, payload)
         finally:
             os.close(child.job_fd)
             child.job_fd = -1
@@ -248,8 +210,7 @@ class Pool:
             f"the reply is larger than {self.config.reply_bytes:,} bytes",
             hint_key="hint.reply_too_large"))
         while True:
-            async with asyncio.timeout_at(running.deadline):
-                data = await _read(child.reply_fd)
+            data = await _read(child.reply_fd)  # the watch kills a child past its limits
             if not data:
                 break
             for frame in reader.feed(data):
@@ -280,75 +241,43 @@ class Pool:
         return ProgramError(f"the program's process stopped without an answer (exit {code})",
                             hint_key="hint.worker_crashed")
 
-    async def _watch(self, running: _Running) -> None:
-        """Read the job's CPU (and on CUDA its memory) until it ends; move a long one aside."""
-        child = running.child
+    async def _watch(self, running: _Running, wall_seconds: float, last: float) -> None:
+        """Watch the job until it ends: its wall time (only while it runs), its slice at full
+        speed, and on CUDA its memory; past `last` (monotonic) still aside, it is too late."""
+        child, ticket = running.child, running.ticket
+        ran, then = 0.0, time.monotonic()
+        slice_start, slice_cpu = then, 0.0
+        alarmed: float | None = None
         while True:
             await asyncio.sleep(_POLL_SECONDS)
+            now = time.monotonic()
             cpu, resident = _usage(child.pid)
+            if not ticket.aside:
+                ran += now - then
+            then = now
             if self.config.device == "cuda" and resident > self.config.memory_mb << 20:
-                running.error = _out_of_memory(self.config.memory_mb)
-                child.kill()
-                return
-            if not running.long and cpu >= self.config.nice_after_seconds and self._crowded():
-                self._move_aside(running)
+                return self._stop(running, _out_of_memory(self.config.memory_mb))
+            if alarmed is None and ran >= wall_seconds:
+                alarmed = now  # the child's own handler says so, at the line it reached
+                child.signal(signal.SIGALRM)
+            elif alarmed is not None and now - alarmed >= _KILL_GRACE_SECONDS:
+                return self._stop(running, Timeout(
+                    f"the program ran longer than {wall_seconds:g} s", hint_key="hint.timeout"))
+            if ticket.aside and now >= last:
+                return self._stop(running, _busy("the server was too busy to finish the "
+                                                 "program within its time"))
+            if ticket.placed and not ticket.aside and self._places.crowded() and (
+                    cpu - slice_cpu >= self.config.slice_cpu_seconds or
+                    now - slice_start >= self.config.slice_wall_seconds):
+                if self._places.step_aside(ticket, child.resume):
+                    child.signal(signal.SIGSTOP)
+            if ticket.placed and child.resumed:
+                child.resumed = False
+                slice_start, slice_cpu = now, cpu
 
-    # --- places: who runs at full priority --------------------------------------------------
-
-    async def _take_place(self, deadline: float) -> None:
-        with self._lock:
-            if self._closed:
-                raise Busy("the server is shutting down; try again", hint_key="hint.busy")
-            if self._running < self.config.jobs and not self._place_waiters:
-                self._running += 1
-                return
-            waiter: _Waiter[None] = _Waiter()
-            self._place_waiters.append(waiter)
-        await self._wait(waiter, self._place_waiters, deadline, self._give_place,
-                         f"all {self.config.jobs} places to run a program stayed taken")
-
-    def _give_place(self, _: object = None) -> None:
-        with self._lock:
-            waiter = self._place_waiters.popleft() if self._place_waiters else None
-            if waiter is None:
-                self._running -= 1
-        if waiter is not None:
-            waiter.give(None)  # the place passes on, still counted
-
-    def _crowded(self) -> bool:
-        with self._lock:
-            return bool(self._place_waiters)
-
-    def _move_aside(self, running: _Running) -> None:
-        """Put a long job at the back of the CPU queue; its place goes to the next waiting."""
-        _renice(running.child.pid)
-        with self._lock:
-            if self._long >= self.config.long_jobs:
-                return  # as many long jobs as allowed already: this one keeps its place
-            self._long += 1
-            running.long = True
-        self._give_place()
-
-    async def _wait(self, waiter: _Waiter[_T], queue: deque[_Waiter[_T]], deadline: float,
-                    give_back: Callable[[_T], None], busy: str) -> _T:
-        """What is handed to `waiter` by `deadline`, else Busy. Handed over as the wait ended
-        (or was cancelled: the client left), it is still taken, or given back."""
-        try:
-            await asyncio.wait([waiter.future], timeout=max(0.0, deadline - time.monotonic()))
-        except asyncio.CancelledError:
-            with self._lock:
-                handed = waiter not in queue
-                if not handed:
-                    queue.remove(waiter)
-            if handed:
-                waiter.future.add_done_callback(partial(_give_back, give_back))
-            raise
-        if not waiter.future.done():
-            with self._lock:
-                if waiter in queue:
-                    queue.remove(waiter)
-                    raise Busy(f"{busy}; try again", hint_key="hint.busy")
-        return await waiter.future  # handed over: settled at once on this loop
+    def _stop(self, running: _Running, error: AppError) -> None:
+        running.error = error
+        running.child.kill()
 
     # --- children ---------------------------------------------------------------------------
 
@@ -356,13 +285,13 @@ class Pool:
         with self._lock:
             child = self._ready.popleft() if self._ready else None
             if child is None:
-                waiter: _Waiter[Child] = _Waiter()
+                waiter: Waiter[Child] = Waiter()
                 self._child_waiters.append(waiter)
         self._top_up()
         if child is not None:
             return child
-        return await self._wait(waiter, self._child_waiters, deadline, Child.close,
-                                "no child was ready to run the program")
+        return await wait(waiter, self._child_waiters, self._lock, deadline, Child.close,
+                          lambda: _busy("no child was ready to run the program"))
 
     def _top_up(self) -> None:
         """Ask the zygote for enough forks to have `ready` children and one per waiter."""
@@ -467,7 +396,7 @@ async def _ready(fd: int, write: bool = False) -> None:
     ready: asyncio.Future[None] = loop.create_future()
     watch, unwatch = (loop.add_writer, loop.remove_writer) if write else \
         (loop.add_reader, loop.remove_reader)
-    watch(fd, _settle, ready, None)
+    watch(fd, _settle, ready)
     try:
         await ready
     finally:
@@ -484,17 +413,17 @@ def _usage(pid: int) -> tuple[float, int]:
     return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, int(fields[21]) * _PAGE_BYTES
 
 
-def _renice(pid: int) -> None:
-    """Every thread of the process to nice 19 and, where Linux lets us, SCHED_IDLE."""
-    try:
-        threads = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
-    except FileNotFoundError:
-        return
-    for tid in threads:
-        with contextlib.suppress(OSError):
-            os.setpriority(os.PRIO_PROCESS, tid, 19)
-        with contextlib.suppress(OSError):
-            os.sched_setscheduler(tid, os.SCHED_IDLE, os.sched_param(0))
+def _settle(ready: asyncio.Future[None]) -> None:
+    if not ready.done():
+        ready.set_result(None)
+
+
+def _busy(why: str) -> Busy:
+    return Busy(f"{why}; try again", hint_key="hint.busy")
+
+
+def _shutting_down() -> Busy:
+    return Busy("the server is shutting down; try again", hint_key="hint.busy")
 
 
 def _out_of_memory(memory_mb: int) -> TooLarge:

@@ -1,0 +1,121 @@
+"""Places: which jobs run, and in what order the others wait.
+
+`places` jobs run at full speed at once (one a core, by default); every other job waits and
+uses no CPU, so that a job's wall limit is met by the jobs that run rather than shared by a
+crowd that all miss it. A new job waits in line for a place and for its share of the memory
+budget. A running job that has had its slice while others wait (CPU for one that computes,
+wall time for one that sleeps or waits on an event) is moved aside: its process is stopped
+(the pool's watch does it) and its place passes on. A freed place goes to the line first, so
+quick programs never wait behind long ones, then to the jobs moved aside, oldest first, which
+continue where they stopped. At most `aside` jobs are moved aside at once; past that a job
+keeps its place. A job's memory is held from its start to its end, aside or not.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gradient_lab.runner.pool.waiting import Waiter, wait
+
+
+@dataclass(eq=False, slots=True)
+class Ticket:
+    """One job's standing: whether it holds a place, and how to wake it when aside."""
+
+    placed: bool = False
+    aside: bool = False
+    resume: Callable[[], None] | None = None
+
+
+class Places:
+    def __init__(self, places: int, aside: int, memory_mb: int, budget_mb: int) -> None:
+        self.places, self.aside_max = places, aside
+        self.memory_mb, self.budget_mb = memory_mb, budget_mb
+        self._lock = threading.Lock()
+        self._free = places
+        self._memory = 0  # MiB held by jobs between enter() and leave()
+        self._line: deque[Waiter[None]] = deque()
+        self._aside: deque[Ticket] = deque()
+
+    async def enter(self, ticket: Ticket, deadline: float,
+                    too_late: Callable[[], BaseException]) -> None:
+        """Wait for a place (and the job's memory) until `deadline`, else too_late()."""
+        with self._lock:
+            if not self._line and self._free and self._fits():
+                self._free -= 1
+                self._memory += self.memory_mb
+                ticket.placed = True
+                return
+            waiter: Waiter[None] = Waiter()
+            self._line.append(waiter)
+        await wait(waiter, self._line, self._lock, deadline, lambda _: self._hand_back(ticket),
+                   too_late)
+        ticket.placed = True  # the place and the memory were handed over together
+
+    def leave(self, ticket: Ticket) -> None:
+        """The job has ended: its place and memory pass on."""
+        with self._lock:
+            self._memory -= self.memory_mb
+            if ticket.aside:
+                self._aside.remove(ticket)
+            if ticket.placed:
+                self._free += 1
+            ticket.placed = ticket.aside = False
+            woken = self._pass_on()
+        _wake(woken)
+
+    def _hand_back(self, ticket: Ticket) -> None:
+        """A place handed to a job whose request had already gone."""
+        ticket.placed = True
+        self.leave(ticket)
+
+    def crowded(self) -> bool:
+        """Whether a new job waits in line for a place."""
+        with self._lock:
+            return bool(self._line)
+
+    def step_aside(self, ticket: Ticket, resume: Callable[[], None]) -> bool:
+        """Give up the place (the caller stops the job) unless `aside` jobs are aside already;
+        `resume` continues it when a place comes back to it."""
+        with self._lock:
+            if not ticket.placed or len(self._aside) >= self.aside_max:
+                return False
+            ticket.placed, ticket.aside, ticket.resume = False, True, resume
+            self._aside.append(ticket)
+            self._free += 1
+            woken = self._pass_on()
+        _wake(woken)
+        return True
+
+    def counts(self) -> dict[str, int]:
+        with self._lock:
+            return {"running": self.places - self._free, "aside": len(self._aside),
+                    "waiting": len(self._line), "memory_mb": self._memory}
+
+    def _fits(self) -> bool:
+        return self._memory + self.memory_mb <= self.budget_mb
+
+    def _pass_on(self) -> Waiter[None] | Ticket | None:
+        """Under the lock: who gets a free place (the line first, if memory allows)."""
+        if not self._free:
+            return None
+        if self._line and self._fits():
+            self._free -= 1
+            self._memory += self.memory_mb
+            return self._line.popleft()
+        if self._aside:
+            self._free -= 1
+            ticket = self._aside.popleft()
+            ticket.placed, ticket.aside = True, False
+            return ticket
+        return None
+
+
+def _wake(woken: Waiter[None] | Ticket | None) -> None:
+    if isinstance(woken, Waiter):
+        woken.give(None)
+    elif woken is not None and woken.resume is not None:
+        woken.resume()
