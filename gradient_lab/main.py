@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -21,6 +22,8 @@ from gradient_lab.kept import open_keeper
 from gradient_lab.rooms.service import open_rooms
 from gradient_lab.runner.pool.pool import Pool, PoolConfig
 from gradient_lab.settings import load_settings
+from gradient_lab.web.ahead import Ahead, compute_ahead
+from gradient_lab.web.deps import Runner
 from gradient_lab.web.middleware import GuardApi, RememberPageChoices
 from gradient_lab.web.routes import descent, graph, home, lessons, rooms, training
 
@@ -45,7 +48,16 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     try:
         async with open_rooms(settings.room_store) as app.state.rooms, \
                 open_keeper(settings.kept_store_setting(), settings.kept_bytes) as app.state.kept:
-            yield
+            ahead = None
+            if settings.compute_ahead:
+                app.state.ahead = Ahead()
+                ahead = asyncio.create_task(compute_ahead(
+                    Runner(pool, app.state.kept, settings), app.state.ahead))
+            try:
+                yield
+            finally:
+                if ahead is not None:
+                    ahead.cancel()
     finally:
         pool.close()
 

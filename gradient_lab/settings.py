@@ -145,6 +145,11 @@ class Settings(BaseSettings):
         description="How long a learner's program's reply stays kept (the built-in lessons' "
                     "stay until evicted); one that names the clock or randomness, 5 s.")
 
+    compute_ahead: bool = Field(
+        default=True,
+        description="Compute the built-in lessons at start-up, on idle CPU, so that the first "
+                    "student to open one gets a kept reply.")
+
     def kept_store_setting(self) -> str:
         """APP_KEPT_STORE, with its default worked out from the rooms' store."""
         if self.kept_store:

@@ -10,41 +10,28 @@ import { RENDER, renderTraining } from "./training/render.js";
 const $ = (id) => document.getElementById(id);
 const LESSONS = page.choices.lessons;
 
-// Every view is a link: this table is the whole of the page's state in the URL.
+// Every view is a link: this table is the whole of the page's state in the URL. Each field's
+// default is its lesson's, as the server's schema fills a request in (page.choices.defaults).
+const DEFAULTS = page.choices.defaults;
+const field = (lesson, name, type) => ({ name: `${lesson}.${name}`, type, default: DEFAULTS[lesson][name] });
 const FIELDS = [
   { name: "lesson", type: String, default: "flow" },
-  { name: "flow.depth", type: Number, default: 20 },
-  { name: "flow.width", type: Number, default: 64 },
-  { name: "flow.activation", type: String, default: "sigmoid" },
-  { name: "flow.init", type: String, default: "default" },
-  { name: "flow.batchnorm", type: Boolean, default: false },
-  { name: "flow.residual", type: Boolean, default: false },
-  { name: "flow.steps", type: Number, default: 20 },
-  { name: "flow.lr", type: Number, default: 0.1 },
-  { name: "train.dataset", type: String, default: "moons" },
-  { name: "train.points", type: Number, default: 1000 },
-  { name: "train.noise", type: Number, default: 0.1 },
-  { name: "train.depth", type: Number, default: 2 },
-  { name: "train.width", type: Number, default: 64 },
-  { name: "train.activation", type: String, default: "relu" },
-  { name: "train.optimizer", type: String, default: "adam" },
-  { name: "train.lr", type: Number, default: 0.01 },
-  { name: "train.weight_decay", type: Number, default: 0 },
-  { name: "train.scheduler", type: String, default: "none" },
-  { name: "train.batch_size", type: Number, default: 100 },
-  { name: "train.accumulation", type: Number, default: 1 },
-  { name: "train.clip", type: String, default: "none" },
-  { name: "train.max_norm", type: Number, default: 1 },
-  { name: "train.steps", type: Number, default: 300 },
-  { name: "accumulation.micro_batches", type: Number, default: 4 },
-  { name: "accumulation.micro_batch", type: Number, default: 32 },
-  { name: "precision.steps", type: Number, default: 40 },
-  { name: "precision.width", type: Number, default: 256 },
-  { name: "precision.batch", type: Number, default: 512 },
-  { name: "precision.device", type: String, default: "auto" },
-  { name: "nan.cause", type: String, default: "lr" },
-  { name: "nan.fix", type: String, default: "none" },
-  { name: "nan.steps", type: Number, default: 100 },
+  ...[["depth", Number], ["width", Number], ["activation", String], ["init", String],
+    ["batchnorm", Boolean], ["residual", Boolean], ["steps", Number], ["lr", Number]]
+    .map(([name, type]) => field("flow", name, type)),
+  ...[["dataset", String], ["points", Number], ["noise", Number], ["depth", Number], ["width", Number],
+    ["activation", String], ["optimizer", String], ["lr", Number], ["weight_decay", Number],
+    ["scheduler", String], ["batch_size", Number], ["accumulation", Number], ["clip", String],
+    ["max_norm", Number], ["steps", Number]].map(([name, type]) => field("train", name, type)),
+  field("accumulation", "micro_batches", Number),
+  field("accumulation", "micro_batch", Number),
+  field("precision", "steps", Number),
+  field("precision", "width", Number),
+  field("precision", "batch", Number),
+  field("precision", "device", String),
+  field("nan", "cause", String),
+  field("nan", "fix", String),
+  field("nan", "steps", Number),
 ];
 
 const state = { values: {}, running: null };

@@ -12,6 +12,9 @@ from gradient_lab.main import create_app
 # another's (or another session's) kept reply; tests/kept/ and tests/browser hold the shared
 # stores, SQLite and Redis, to their promise.
 os.environ.setdefault("APP_KEPT_STORE", "memory")
+# Nor does a test server compute the built-in lessons at start-up, unless a test asks it to
+# (tests/web/test_ahead.py): each would run some forty jobs for nothing.
+os.environ.setdefault("APP_COMPUTE_AHEAD", "false")
 
 
 @pytest.fixture(scope="session")

@@ -31,6 +31,12 @@ async def healthz(request: Request) -> dict[str, object]:
     if pool is not None:
         health["runner"] = pool.health()
         health["walls_missing"] = pool.missing_walls()
+    state = request.app.state
+    kept, ahead = getattr(state, "kept", None), getattr(state, "ahead", None)
+    if kept is not None:
+        health["kept"] = dict(kept.counts)  # replies run, shared by identical requests, kept
+    if ahead is not None:  # the built-in lessons computed at start-up (web/ahead.py)
+        health["ahead"] = {"done": ahead.done, "total": ahead.total}
     return health
 
 

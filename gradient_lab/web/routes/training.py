@@ -18,6 +18,7 @@ from fastapi.responses import HTMLResponse, StreamingResponse
 
 from gradient_lab import i18n, jobs, training
 from gradient_lab.errors import AppError, envelope
+from gradient_lab.kept import Reading
 from gradient_lab.optimizers import CLIPS, OPTIMIZERS, SCHEDULERS
 from gradient_lab.web import schemas
 from gradient_lab.web.deps import RunnerDep
@@ -28,6 +29,10 @@ router = APIRouter()
 # The page's tabs in the tutorial's order: the streamed training loop, and
 # gradient_lab.training.LESSONS.
 TABS = ("flow", "train", "accumulation", "precision", "nan")
+_REQUESTS: dict[str, type[schemas.LessonRequest]] = {
+    "flow": schemas.FlowRequest, "train": schemas.TrainRequest,
+    "accumulation": schemas.AccumulationRequest, "precision": schemas.PrecisionRequest,
+    "nan": schemas.NanRequest}
 
 
 @router.get("/training", response_class=HTMLResponse)
@@ -67,10 +72,7 @@ async def _lesson(runner: RunnerDep, name: str, request: schemas.LessonRequest) 
                                              "an `error` event carries the error envelope."}})
 async def run(request: schemas.TrainRequest, http: Request,
               runner: RunnerDep) -> StreamingResponse:
-    config = training.TrainConfig(**request.model_dump(exclude={"device"}))
-    reading = runner.stream(jobs.training_run, config=config,
-                            device=runner.device(request.device),
-                            limits=runner.settings.limits())
+    reading = reading_of(request, runner)
     chunks = aiter(reading)
     # The first chunk comes before the response starts, so a refused run gets its status code.
     first = await anext(chunks)
@@ -78,6 +80,13 @@ async def run(request: schemas.TrainRequest, http: Request,
     return StreamingResponse(_events(first, chunks, lang), media_type="text/event-stream",
                              headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no",
                                       "X-Kept": reading.outcome})
+
+
+def reading_of(request: schemas.TrainRequest, runner: RunnerDep) -> Reading:
+    """The training run's chunks: its own, or those of the same run already under way."""
+    config = training.TrainConfig(**request.model_dump(exclude={"device"}))
+    return runner.stream(jobs.training_run, config=config, device=runner.device(request.device),
+                         limits=runner.settings.limits())
 
 
 async def _events(first: bytes, chunks: AsyncGenerator[bytes, None],
@@ -101,4 +110,8 @@ def _choices() -> dict[str, object]:
         "clips": ["none", *CLIPS],
         "causes": list(training.CAUSES), "fixes": list(training.FIXES),
         "flow_presets": training.FLOW_PRESETS, "sizes": asdict(training.SIZES),
+        # Each lesson's request as its schema fills it in: the page's form starts from these,
+        # so the page asks what the schema (and the lessons computed ahead) mean by default.
+        "defaults": {lesson: _REQUESTS[lesson].model_validate({}).model_dump(exclude={"seed"})
+                     for lesson in TABS},
     }

@@ -58,7 +58,7 @@ class TrainRequest(LessonRequest):
     clip: Literal["none"] | ClipKind = "none"
     # Bounded: clip_grad_value_ cannot clamp float32 gradients at a float past float32's range.
     max_norm: float = Field(1.0, gt=0, le=1e6, description="The norm (or value) clipping keeps.")
-    steps: int = Field(200, ge=1)
+    steps: int = Field(300, ge=1)
 
     @model_validator(mode="after")
     def _fits(self) -> Self:
