@@ -3,7 +3,7 @@
 // the run editor in descent/form.js, each optimizer's colour and marker in descent/style.js.
 
 import { markStale, postJSON } from "./api.js";
-import { copyLink, t } from "./page.js";
+import { copyLink, now, t } from "./page.js";
 import { changed, followHash, readState, writeState } from "./urlstate.js";
 import { fmt, moveCursor, renderCharts, renderSurface, showFrameOnSurface } from "./descent/render.js";
 import { canon, readRunEditor, renderRunEditor, wireRunEditor } from "./descent/form.js";
@@ -28,13 +28,16 @@ const FIELDS = [
   { name: "basins", type: Boolean, default: false },
   { name: "speed", type: Number, default: 1 },
   { name: "k", type: Number, default: 0 },
+  // Playing, by the address: since when (page.js now(), ms) from step k, so that a class's
+  // screens play the teacher's race in step, each from the same moment.
+  { name: "play", type: Number, default: 0 },
 ];
 // What a race depends on: a change to any of these races again; the rest only redraws.
 const RACE = ["surface", "param", "expr", "start", "steps", "noise", "sweep", "runs"];
 
 const state = {
   preset: "", surface: "rosenbrock", param: "", expr: "", start: "", steps: 200, noise: 0,
-  sweep: false, runs: "", view: "2d", basins: false, speed: 1, k: 0,
+  sweep: false, runs: "", view: "2d", basins: false, speed: 1, k: 0, play: 0,
   grid: null, gridKey: "", race: null, basinsMap: null, timer: null, busy: false, clicks: false,
 };
 
@@ -105,7 +108,8 @@ function isStory(id) {
 // --- Fetch and render -------------------------------------------------------------------------
 
 async function race({ keepFrame = false } = {}) {
-  pause();
+  stopClock();
+  if (!keepFrame) state.play = 0;  // a new race starts still; one opened by its address plays on
   state.busy = true;
   // Disabling the focused button drops focus to <body>: give it back when the race is done, so a
   // keyboard user keeps their place (and their focus ring).
@@ -128,6 +132,7 @@ async function race({ keepFrame = false } = {}) {
     showError(null);
     if (state.sweep) showSwept(result.runs);
     await render();
+    if (state.play) run();
     markStale($("result"), null);
     document.body.dataset.races = String(Number(document.body.dataset.races ?? 0) + 1);
   } catch (err) {
@@ -212,30 +217,68 @@ function setFrame(k) {
   showFrame();
 }
 
+// A whole race takes about RACE_SECONDS at 1×, however many steps it has and however slow the
+// drawing: the step shown is the one the clock says, so a slow screen skips rather than lags.
+const RACE_SECONDS = 6;
+
 function play() {
   if (!state.race) return;
   if (state.k >= lastFrame()) setFrame(0);
-  $("play").setAttribute("aria-pressed", "true");
-  $("play").textContent = t("descent.pause");
-  // A whole race takes about 6 s at 1×, however many steps it has and however slow the drawing.
-  const k0 = state.k;
-  const t0 = performance.now();
-  state.timer = setInterval(() => {
-    const seconds = (performance.now() - t0) / 1000;
-    setFrame(k0 + Math.max(1, Math.round((seconds * state.speed * lastFrame()) / 6)));
-    if (state.k >= lastFrame()) { pause(); save(); }
-  }, 30);
+  state.play = now();
+  save();
+  run();
 }
 
-function pause() {
+// Move the frame by the clock while the address says the race plays.
+function run() {
+  stopClock();
+  $("play").setAttribute("aria-pressed", "true");
+  $("play").textContent = t("descent.pause");
+  const k0 = state.k;
+  const since = state.play;
+  const tick = () => {
+    const k = k0 + Math.floor(((now() - since) / 1000) * state.speed * lastFrame() / RACE_SECONDS);
+    if (k >= lastFrame()) {
+      setFrame(lastFrame());
+      pause();
+    } else {
+      setFrame(Math.max(k0, k));
+    }
+  };
+  state.timer = setInterval(tick, 30);
+  tick();
+}
+
+function stopClock() {
   if (state.timer) clearInterval(state.timer);
   state.timer = null;
   $("play").setAttribute("aria-pressed", "false");
   $("play").textContent = t("descent.play");
 }
 
+function pause() {
+  stopClock();
+  if (state.play) {
+    state.play = 0;
+    save();
+  }
+}
+
 function save() {
+  // Playing on from here: the address names this step and this moment (a changed speed, say).
+  if (state.timer) {
+    state.play = now();
+    run();
+  }
   return writeState(FIELDS, state);
+}
+
+// Scrubbing writes the address as it goes (for a class to follow), a few times a second.
+let scrubbed = 0;
+function saveWhileScrubbing() {
+  if (performance.now() - scrubbed < 100) return;
+  scrubbed = performance.now();
+  save();
 }
 
 // --- Wiring -----------------------------------------------------------------------------------
@@ -286,7 +329,7 @@ wireRunEditor($("runs"), $("add-run"), {
 $("play").addEventListener("click", () => (state.timer ? pause() : play()));
 $("back").addEventListener("click", () => { pause(); setFrame(state.k - 1); save(); });
 $("next").addEventListener("click", () => { pause(); setFrame(state.k + 1); save(); });
-$("scrub").addEventListener("input", () => { pause(); setFrame(Number($("scrub").value)); });
+$("scrub").addEventListener("input", () => { pause(); setFrame(Number($("scrub").value)); saveWhileScrubbing(); });
 $("scrub").addEventListener("change", save);
 $("speed").addEventListener("change", () => { state.speed = Number($("speed").value); save(); });
 for (const radio of document.querySelectorAll('input[name="view"]')) {
@@ -323,6 +366,8 @@ async function open(next) {
   if (!state.race || RACE.some((name) => diff.has(name))) return race({ keepFrame: true });
   if (diff.has("view") || diff.has("basins")) await showBasins();
   setFrame(state.k);
+  if (state.play) run();
+  else stopClock();
 }
 
 // A link pasted into this tab, or the class mode's teacher moving on, changes only the hash.

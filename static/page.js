@@ -11,6 +11,10 @@ export function t(key, params = {}, fallback = key) {
   return text.replace(/\{(\w+)\}/g, (m, name) => (name in params ? String(params[name]) : m));
 }
 
+// The time in ms: in a class, the server's clock as room.js reads it, so that every screen
+// plays a race from the moment the teacher pressed Play; alone, this machine's.
+export const now = () => (window.gradientLabClock ?? Date.now)();
+
 // JSON has no NaN or infinity: the server spells them "NaN", "Infinity", "-Infinity".
 export const num = (v) => (typeof v === "number" ? v : Number(v));
 

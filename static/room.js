@@ -70,6 +70,7 @@ function forget(messageKey) {
   room.events?.close();
   clearTimeout(room.lost);
   Object.assign(room, { events: null, view: null, crowd: null, asked: null });
+  delete window.gradientLabClock;
   save(null);
   setAway(false);
   render();
@@ -99,7 +100,24 @@ async function end() {
 
 // --- The room's events ---------------------------------------------------------------------
 
+// The server's clock, as this screen reads it (NTP's way: of a few round trips, the quickest
+// says most truly where the server's clock stood halfway through it). Every screen of the room
+// plays a race from the teacher's Play by it (page.js now()).
+async function syncClock() {
+  let best = null;
+  for (let i = 0; i < 5; i++) {
+    const sent = Date.now();
+    const reply = await fetch("/api/clock", { cache: "no-store" }).then((r) => r.json()).catch(() => null);
+    const back = Date.now();
+    if (reply && (best === null || back - sent < best.trip)) {
+      best = { trip: back - sent, offset: reply.now - (sent + back) / 2 };
+    }
+  }
+  if (best && room.member) window.gradientLabClock = () => Date.now() + best.offset;
+}
+
 function connect() {
+  syncClock();
   room.events?.close();
   const events = new EventSource(`/api/rooms/${room.member.code}/events`);
   room.events = events;

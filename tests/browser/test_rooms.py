@@ -309,3 +309,58 @@ def test_the_descent_and_training_labs_ask_their_own_questions(
     student.page.locator(".room-sent").wait_for()
     teacher.page.click("#room-reveal")
     student.page.locator(".room-you.right").wait_for()
+
+
+@pytest.mark.timeout(300)
+def test_the_class_sees_the_race_play_in_step_with_the_teacher(
+        screens: Any, servers: tuple[str, str], request: pytest.FixtureRequest) -> None:
+    if not request.node.callspec.params["servers"] == "one server":
+        pytest.skip("playing in step does not depend on the store")
+    here, _ = servers
+    teacher = screens(1280, 720, "en", here)
+    teacher.page.goto(f"{here}/descent#preset=ravine")  # 150 steps in 6 s: 25 a second
+    teacher.page.wait_for_function("Number(document.body.dataset.races ?? 0) > 0",
+                                   timeout=90_000)
+    code = _start(teacher)
+    students = [screens(390, 844, "zh-CN", here), screens(1280, 720, "en", here),
+                screens(1280, 720, "en", here)]
+    for student in students:
+        _join(student, here, code, "", "link")
+    for student in students:
+        _follows(student, _hash(teacher.page))
+        student.page.wait_for_function("Number(document.body.dataset.races ?? 0) > 0",
+                                       timeout=90_000)
+    frame = "Number(document.body.dataset.frame)"
+
+    # Each screen notes the steps it shows while the race plays.
+    for screen in [teacher, *students]:
+        screen.page.evaluate("""() => { window.noted = new Set();
+            setInterval(() => window.noted.add(Number(document.body.dataset.frame)), 20); }""")
+    teacher.page.click("#play")
+    teacher.page.wait_for_function("location.hash.includes('play=')")
+    playing = _hash(teacher.page)
+    for student in students:  # the same race, from the same step, since the same moment
+        _follows(student, playing)
+    # ... by the same clock: every screen's reading of the server's (one machine here).
+    for screen in [teacher, *students]:
+        assert abs(screen.page.evaluate("window.gradientLabClock() - Date.now()")) < 100
+    last = 150
+    for screen in [teacher, *students]:  # it plays to the end on every screen ...
+        screen.page.wait_for_function(f"{frame} === {last}", timeout=30_000)
+        shown = screen.page.evaluate("[...window.noted]")
+        assert len([k for k in shown if 0 < k < last]) >= 2, shown  # ... and plays on the way
+
+    # Scrubbing: the class follows the slider as it moves.
+    teacher.page.evaluate("""() => { const scrub = document.getElementById('scrub');
+        scrub.value = '40'; scrub.dispatchEvent(new Event('input')); }""")
+    for student in students:
+        student.page.wait_for_function(f"{frame} === 40", timeout=FOLLOW_MS)
+
+    # Play from there and pause: every screen stops at the teacher's step.
+    teacher.page.click("#play")
+    teacher.page.wait_for_function(f"{frame} > 50", timeout=20_000)
+    teacher.page.click("#play")
+    teacher.page.wait_for_function("!location.hash.includes('play=')")
+    stopped = teacher.page.evaluate(frame)
+    for student in students:
+        student.page.wait_for_function(f"{frame} === {stopped}", timeout=FOLLOW_MS)

@@ -139,6 +139,14 @@ async def events(code: str, request: Request, rooms: RoomsDep,
                              headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 
+@router.get("/api/clock")
+async def clock() -> Response:
+    """The server's clock, in ms since the epoch: every screen of a class plays a race from
+    the moment the teacher pressed Play by this one clock (static/room.js)."""
+    return Response(b'{"now": %d}' % round(time.time() * 1000), media_type="application/json",
+                    headers={"Cache-Control": "no-store"})
+
+
 @router.get("/api/rooms/{code}/qr.svg", response_class=Response,
             responses={200: {"content": {"image/svg+xml": {}}}})
 async def qr(code: str, request: Request) -> Response:
