@@ -159,3 +159,21 @@ def test_a_cell_that_raises_keeps_its_error_and_draws_what_the_page_draws(
 def at_address(text: str) -> str:
     """What a program printed, less where each object lives (print(x.grad_fn) says so)."""
     return re.sub(r" at 0x[0-9a-f]+", "", text)
+
+
+@pytest.mark.cuda
+def test_a_cell_on_the_gpu_records_the_graph_the_cpu_gives(tmp_path: Path) -> None:
+    if not torch.cuda.is_available():
+        pytest.skip("no CUDA on this machine")
+    program = EXAMPLES["S2"].program.replace("requires_grad=True)", "requires_grad=True, "
+                                             "device='cuda')")
+    gpu = recorded(program, tmp_path)
+    assert gpu.device.startswith("cuda")
+    cpu = recorded(EXAMPLES["S2"].program, tmp_path)
+    assert [(n.name, n.value, n.grad) for n in gpu.nodes] == [
+        (n.name, n.value, n.grad) for n in cpu.nodes]
+    namespace = run_cell(program.split("\nloss.backward()")[0] + "\n", tmp_path)
+    graph, note = trace_tensor(namespace["loss"], namespace)  # the rehearsal, on the GPU
+    assert note is not None and note.key == "notebook.rehearsal" and namespace["a"].grad is None
+    assert [s.grad_outputs for s in graph.backward[0].steps] == [
+        s.grad_outputs for s in cpu.backward[0].steps]
