@@ -25,6 +25,22 @@ $("notebook-note").textContent = note ? t(note.key, note.params) : "";
 $("notebook-note").hidden = !note;
 $("speed").value = String(state.speed);
 view.wire();
+// An output the notebook has not laid out yet (collapsed, or not yet on screen) has no size:
+// lay the graph out for the size it will be shown at, as the page does for its own.
+await sized($("graph"));
 view.show(graph, null);
 view.listen();
 document.body.dataset.runs = "1";  // drawn: what the browser tests wait on, as on the page
+
+function sized(el) {
+  return new Promise((resolve) => {
+    if (el.clientWidth > 0) return resolve();
+    const watch = new ResizeObserver(() => {
+      if (el.clientWidth > 0) {
+        watch.disconnect();
+        resolve();
+      }
+    });
+    watch.observe(el);
+  });
+}

@@ -8,7 +8,7 @@
 //  - axis ranges with scaleanchor (one data unit is as wide as it is tall), the y axis reversed;
 //  - pan by dragging, zoom with Ctrl (or ⌘) and the wheel (the wheel alone scrolls the
 //    notebook), and the plotly_click and plotly_relayout events.
-// Sizes Plotly takes in pixels (fonts, markers) become data units at the zoom of each react();
+// Sizes Plotly takes in pixels (fonts, markers) become data units at the zoom of each drawing;
 // line widths stay in pixels at any zoom (non-scaling strokes), as Plotly's do.
 
 const SVG = "http://www.w3.org/2000/svg";
@@ -222,6 +222,15 @@ export const Plotly = {
       el._handlers = {};
       el.on = (name, handler) => (el._handlers[name] ??= []).push(handler);
       interact(el);
+      // responsive: a new size (the notebook's pane, the iframe's first layout) draws the same
+      // ranges at it, and says so, as Plotly's resize does.
+      let size = [el.clientWidth, el.clientHeight];
+      new ResizeObserver(() => {
+        if (!el._figure.config.responsive || (el.clientWidth === size[0] && el.clientHeight === size[1])) return;
+        size = [el.clientWidth, el.clientHeight];
+        render(el);
+        if (el.layout?.xaxis?.range) emit(el, "plotly_relayout", { autosize: true });
+      }).observe(el);
     }
     el._figure = { data, layout, config };
     render(el);

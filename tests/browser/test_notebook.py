@@ -135,6 +135,14 @@ def test_the_notebooks_outputs_are_small_self_contained_and_from_this_checkout(
     assert re.fullmatch(r"tensor\(\[[01.,\s]+\]\)\n", printed), printed
 
 
+# The drawing's viewBox has its element's proportions: nothing is stretched.
+_FITS = """() => {
+  const el = document.getElementById("graph");
+  const [, , w, h] = el.querySelector("svg").getAttribute("viewBox").split(" ").map(Number);
+  return Math.abs((w / h) / (el.clientWidth / el.clientHeight) - 1) < 0.01;
+}"""
+
+
 def _where(frames: list[Any]) -> list[tuple[str, str]]:
     return [(f.locator("#position").inner_text(), f.locator("#chain").inner_text())
             for f in frames]
@@ -192,11 +200,26 @@ def test_each_output_steps_through_backward_in_the_apis_order_on_its_own(
     mlp.locator(".textpoint", has_text="model").first.click()
     mlp.wait_for_function("document.querySelectorAll('#graph .textpoint').length > 5")
     iframes.nth(1).screenshot(path=artifacts / "notebook-output-2-model-open.png")
+    # The rehearsal's x.grad is what the learner's own backward then printed.
+    printed = notebook[0].cells[3].outputs[-1]["text"]
+    assert function.locator('#leafgrads dd[data-leaf="x"]').inner_text() == "[{}]".format(
+        ", ".join(v.rstrip(".") for v in re.findall(r"[\d.]+", printed)))
     assert function.get_attribute("html", "lang") == "zh-CN"
     assert ZH["notebook.rehearsal"].split("{")[0] in function.locator("#notebook-note").inner_text()
     for i in range(3):  # each cell as the saved notebook shows it: its code, then its output
         iframes.nth(i).scroll_into_view_if_needed()
+        # Chromium paints a cross-origin frame that comes on screen a frame or two later.
+        frames[i].evaluate("new Promise((r) => requestAnimationFrame(() => "
+                           "requestAnimationFrame(r)))")
         page.screenshot(path=artifacts / f"notebook-nbconvert-cell-{i + 1}-1280x900.png")
+    # The notebook's pane narrows: the drawing keeps its proportions at the new size.
+    # (Chromium runs an off-screen cross-origin frame's rendering steps once it is on screen.)
+    iframes.nth(0).scroll_into_view_if_needed()
+    page.set_viewport_size({"width": 760, "height": 900})
+    s2.wait_for_function(_FITS, timeout=10_000)
+    iframes.nth(0).screenshot(path=artifacts / "notebook-output-1-narrowed.png")
+    page.set_viewport_size({"width": 1280, "height": 900})
+    s2.wait_for_function(_FITS, timeout=10_000)
     context.close()
     assert errors == []
     assert not [r for r in requests if not r.startswith(page_file.as_uri())], requests
