@@ -30,7 +30,7 @@ RUN python -c "import tomllib; \
 print('\n'.join(tomllib.load(open('/tmp/pyproject.toml', 'rb'))['project']['dependencies']))" \
       > /tmp/requirements.txt \
  && pip install -r /tmp/requirements.txt
-COPY pyproject.toml README.md /src/
+COPY pyproject.toml README.md hatch_build.py /src/
 COPY gradient_lab/ /src/gradient_lab/
 COPY static/ /src/static/
 COPY templates/ /src/templates/

@@ -33,6 +33,9 @@ fi
 
 lint_paths=(gradient_lab tests)
 [[ -d bench ]] && lint_paths+=(bench)
-ruff check "${lint_paths[@]}"
+ruff check "${lint_paths[@]}" hatch_build.py
 mypy gradient_lab
+# The notebook's one script, inlined from the page's modules: a module it cannot inline fails
+# here, before the tests (a wheel's build runs the same step, hatch_build.py).
+python gradient_lab/notebook/bundle.py --check
 pytest "$@"

@@ -19,6 +19,9 @@ WEB_STACK = {"fastapi", "starlette", "pydantic", "pydantic_settings", "jinja2", 
 # The web layer, and what joins it to the labs: the only modules that may use the web stack.
 MAY_USE_THE_WEB_STACK = ("gradient_lab.web", "gradient_lab.main", "gradient_lab.__main__",
                          "gradient_lab.settings", "gradient_lab.jobs")
+# A notebook's output is a page too (templates/notebook.html), rendered in the learner's kernel:
+# jinja2 is the one piece of the web stack it uses.
+NOTEBOOK = "gradient_lab.notebook"
 
 
 def _name(path: Path) -> str:
@@ -67,7 +70,18 @@ def test_the_rules_see_every_folder() -> None:
                                     if not _within(m, *MAY_USE_THE_WEB_STACK)])
 def test_only_the_web_layer_imports_the_web_stack(module: str) -> None:
     used = {name.split(".")[0] for name, _ in _imports(module)} & WEB_STACK
+    if _within(module, NOTEBOOK):
+        used -= {"jinja2"}
     assert not used, f"{module} imports {used}"
+
+
+@pytest.mark.parametrize("module", [m for m in MODULES if _within(m, NOTEBOOK)])
+def test_the_notebook_needs_no_server_and_no_runner_pool(module: str) -> None:
+    # It runs in the learner's kernel, on their own code: the web layer, the jobs and the
+    # pool of walled children are the server's.
+    for name in _own_imports(module):
+        assert not _within(name, "gradient_lab.web", "gradient_lab.main", "gradient_lab.jobs",
+                           "gradient_lab.runner.pool"), (module, name)
 
 
 @pytest.mark.parametrize("module", [m for m in MODULES if _within(m, *LABS)])

@@ -116,3 +116,34 @@ def test_python_dash_m_runs_the_installed_package_not_the_checkout(fresh: Path,
                             "print(gradient_lab.__file__)"], capture_output=True, text=True,
                            check=True, cwd=tmp_path).stdout
     assert str(ROOT) not in where and str(fresh.parent) in where, where
+
+
+NOTEBOOK = r'''
+import json, torch, gradient_lab
+from gradient_lab.assets import assets
+from gradient_lab.notebook.bundle import BUILT
+from gradient_lab.notebook.output import mimebundle, script
+
+with gradient_lab.record() as run:
+    a = torch.tensor([2.0], requires_grad=True)
+    loss = (a * 3) ** 2
+    loss.backward()
+print(json.dumps({"static": str(assets("static")), "built": (assets("static") / BUILT).is_file(),
+                  "script": script(), "plain": mimebundle(run.graph, None)["text/plain"]}))
+'''
+
+
+def test_the_wheel_carries_the_notebooks_script_built_from_its_modules(fresh: Path,
+                                                                       tmp_path: Path) -> None:
+    from gradient_lab.notebook.bundle import build
+
+    cell = tmp_path / "cell.py"  # a file, as a notebook's cell is: record() watches its lines
+    cell.write_text(NOTEBOOK, encoding="utf-8")
+    result = subprocess.run([str(fresh / "python"), str(cell)], capture_output=True, text=True,
+                            timeout=300, cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout)
+    assert str(fresh.parent) in report["static"] and report["built"], report["static"]
+    assert report["script"] == build(ROOT / "static")  # what hatch_build.py put in the wheel
+    assert "loss (PowBackward0) → Mul (MulBackward0) → a (AccumulateGrad)" in \
+        report["plain"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from types import FrameType
@@ -28,7 +28,7 @@ from torch.overrides import TorchFunctionMode
 
 from gradient_lab.errors import TooLarge
 from gradient_lab.graph.gradchecks import GradcheckRecord, run_gradcheck
-from gradient_lab.runner.child.program import FILENAME, program_line
+from gradient_lab.runner.child.program import is_the_program, program_line
 from gradient_lab.runner.limits import Limits
 from gradient_lab.tensors import all_finite, numel_budget, plain_and_finite, to_plain
 
@@ -150,8 +150,10 @@ def _saved_names(node_type: type) -> tuple[str, ...]:
 class GraphRecorder:
     """Keeps what the graph lab draws of one run: enter it around the program."""
 
-    def __init__(self, limits: Limits) -> None:
+    def __init__(self, limits: Limits,
+                 is_program: Callable[[str], bool] = is_the_program) -> None:
         self.limits = limits
+        self.is_program = is_program  # which code is the program's, by its file
         self.muted = False  # while True (gradcheck's perturbed runs), nothing is recorded
         self.saved_tensors_hooked = False  # the program set hooks on saved tensors
         self.recording = True  # until there is enough to draw
@@ -219,6 +221,10 @@ class GraphRecorder:
             setattr(owner, name, original)
         self._handles, self._patched = [], []
 
+    def _line(self) -> int | None:
+        """The program's line running now (None: the program is not on the stack)."""
+        return program_line(sys._getframe(1), self.is_program)
+
     # --- what the program made --------------------------------------------------------------
 
     def made(self, op: str, args: tuple[Any, ...], result: Any, line: int,
@@ -264,7 +270,7 @@ class GraphRecorder:
             self._stack.pop()
         # What a layer returns is the program's tensor, made on the line that called it (the
         # ops inside torch's own forward are not the program's, and are not recorded).
-        if self.recording and not self.muted and (line := program_line()) is not None:
+        if self.recording and not self.muted and (line := self._line()) is not None:
             self.made(type(module).__name__, tuple(inputs), output, line, module)
 
     # --- what optimizer.step() and zero_grad() did ------------------------------------------
@@ -282,7 +288,7 @@ class GraphRecorder:
 
     def _stepping(self, optimizer: Any, args: Any, kwargs: Any) -> None:
         """Before optimizer.step(): each parameter it will move, with the .grad it will read."""
-        if not self._watching_optimizer() or (line := program_line()) is None:
+        if not self._watching_optimizer() or (line := self._line()) is None:
             return
         with torch._C.DisableTorchFunction(), contextlib.suppress(Exception):
             params = [ParamUpdate(p, self._plain(p), self._plain(p.grad))
@@ -308,7 +314,7 @@ class GraphRecorder:
 
     def _zero_grad(self, fn: Any, name: str) -> Any:
         def zero_grad(owner: Any, *args: Any, **kwargs: Any) -> Any:
-            if not self._watching_optimizer() or (line := program_line()) is None:
+            if not self._watching_optimizer() or (line := self._line()) is None:
                 return fn(owner, *args, **kwargs)
             with torch._C.DisableTorchFunction():
                 params = list(owner.parameters()) if isinstance(owner, torch.nn.Module) else \
@@ -349,7 +355,7 @@ class GraphRecorder:
             self.untraced_calls += 1
             return fn(*args, **kwargs)
         with torch._C.DisableTorchFunction():  # the recorder's reads, not the program's
-            call = _describe(kind, args, kwargs, len(self.calls), program_line() or 0)
+            call = _describe(kind, args, kwargs, len(self.calls), self._line() or 0)
             try:
                 fns = walk([t.grad_fn for t in call.roots], self.limits.graph_nodes)
                 # Reading a saved tensor runs the program's unpack hook, if it set one
@@ -427,7 +433,7 @@ class GraphRecorder:
     def _gradcheck(self, fn: Any, name: str) -> Any:
         def gradcheck(*args: Any, **kwargs: Any) -> Any:
             # gradcheck's perturbed runs are not the program's tensors
-            record = GradcheckRecord(line=program_line() or 0, passed=False, message=None)
+            record = GradcheckRecord(line=self._line() or 0, passed=False, message=None)
             self.gradchecks.append(record)
             muted, self.muted = self.muted, True
             try:
@@ -453,7 +459,7 @@ class _Made(TorchFunctionMode):
             # Only the program's own calls: not those torch's Python makes for it (inside
             # optimizer.step() or a layer's forward), which the learner never wrote.
             caller = _caller(func, sys._getframe(1))
-            if caller is not None and caller.f_code.co_filename == FILENAME:
+            if caller is not None and recorder.is_program(caller.f_code.co_filename):
                 recorder.made(_op_name(func), args, result, caller.f_lineno)
         return result
 

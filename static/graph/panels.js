@@ -63,6 +63,7 @@ export function renderGradchecks(el, checks, t) {
 
 // `grad` is what is known of the node's gradient at the current step: {value} once backward has
 // reached it, {partial: [..]} while only some of its paths have, {pending: true} before that.
+// With no `onLine` (a notebook's output has no editor to go to), the line is plain text.
 export function renderInspector(el, node, grad, t, { onClose, onLine, onCollapse }) {
   el.replaceChildren();
   el.hidden = !node;
@@ -102,8 +103,8 @@ export function renderInspector(el, node, grad, t, { onClose, onLine, onCollapse
       row("graph.inspect.retains_grad", yes(node.retains_grad)),
       row("graph.inspect.origin", node.origin && node.origin !== "forward" ? node.origin : null),
       row("graph.inspect.saved", saved),
-      row("graph.inspect.line", node.line ? h("button", { type: "button", class: "link", onclick: () => onLine(node.line) },
-        t("graph.error.line", { line: node.line })) : null),
+      row("graph.inspect.line", !node.line ? null : onLine ? h("button", { type: "button", class: "link", onclick: () => onLine(node.line) },
+        t("graph.error.line", { line: node.line })) : t("graph.error.line", { line: node.line })),
       row("graph.inspect.module", node.module ? h("span", {}, h("code", {}, node.module), " ",
         h("button", { type: "button", class: "link", onclick: () => onCollapse(node.module.split(".")[0]) },
           t("graph.inspect.collapse"))) : null),

@@ -14,7 +14,7 @@ import io
 import linecache
 import random
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from types import FrameType, TracebackType
@@ -125,11 +125,18 @@ def error_line(exc: BaseException) -> int | None:
     return line
 
 
-def program_line(frame: FrameType | None = None) -> int | None:
-    """The line of the program running now: its innermost frame on the stack."""
+def is_the_program(filename: str) -> bool:
+    """Whether code compiled from `filename` is the learner's program (run_program's)."""
+    return filename == FILENAME
+
+
+def program_line(frame: FrameType | None = None,
+                 is_program: Callable[[str], bool] = is_the_program) -> int | None:
+    """The line of the program running now: its innermost frame on the stack (the frames
+    `is_program` tells apart by their file; a notebook's cells are its program)."""
     frame = frame or sys._getframe(1)
     while frame is not None:
-        if frame.f_code.co_filename == FILENAME:
+        if is_program(frame.f_code.co_filename):
             return frame.f_lineno
         frame = frame.f_back
     return None

@@ -1,0 +1,193 @@
+// The graph lab's view of one graph: the drawing, the backward stepper, the chain rule, the
+// inspector and the panels around them, over the elements of templates/_graph_view.html.
+// The page (static/graph.js) and a notebook's output (static/notebook.js) each make one and
+// hand it graphs; neither draws anything itself.
+
+import { t } from "../page.js";
+import { buildView, layoutView } from "./layout.js";
+import { centreOf, hoverTexts, initialRange, labelMode, rangeShowing, renderGraph, zoomRange } from "./draw.js";
+import { knownGrad, stepView } from "./steps.js";
+import { renderOptimEvent } from "./optim.js";
+import { makeStepper, wireStepper } from "./stepper.js";
+import { h, renderAsk, renderChain, renderError, renderGradchecks, renderInspector, renderLeafGrads, renderNotes } from "./panels.js";
+
+const $ = (id) => document.getElementById(id);
+
+// `state` is the host's one state object; `save` writes it where the host keeps it (the page's
+// address), `onLine` shows a program line (the page's editor; null where there is none).
+export function makeView(state, { save = () => {}, onLine = null } = {}) {
+  // The stepper's controls: First, Back, Next (predict first, then reveal), Last, Play.
+  const stepper = makeStepper(state, { render: () => renderSteps(), save });
+
+  // A new graph (or a failed run's partial one): drawn from its first step, or the state's.
+  function show(graph, error) {
+    state.graph = graph;
+    state.error = error;
+    state.expanded = new Set();
+    state.selected = null;
+    state.asking = null;
+    state.verdict = null;
+    const calls = graph?.backward ?? [];
+    state.call = Math.min(state.call, Math.max(0, calls.length - 1));
+    state.step = calls.length ? Math.min(state.step, stepper.total()) : 0;  // a step() or zero_grad() counts
+    renderError($("error"), error, t);
+    $("stdout").textContent = graph?.stdout ?? "";
+    $("output").hidden = !graph?.stdout;
+    renderGradchecks($("gradchecks"), graph?.gradchecks, t);
+    renderCalls(calls);
+    layout();
+  }
+
+  // --- The graph ---------------------------------------------------------------------------
+
+  function layout({ fitAll = false, focus = null } = {}) {
+    const el = $("graph");
+    const nodes = state.graph?.nodes ?? [];
+    $("graph-empty").hidden = nodes.length > 0;
+    $("graph-empty").textContent = state.graph ? t("graph.empty") : "";
+    const view = buildView(state.graph ?? { nodes: [], edges: [] }, { simple: state.simple, expanded: state.expanded });
+    state.laid = layoutView(view, el.clientWidth < 600 ? "TB" : "LR");
+    state.view = view;
+    const around = focus && centreOf(state.laid.nodes.filter(focus));
+    state.range = initialRange(state.laid, el.clientWidth || 600, el.clientHeight || 400, { fitAll, focus: around });
+    state.hover = hoverTexts(state.laid, t);
+    state.revision += 1;
+    state.mode = labelMode((el.clientWidth || 600) / (state.range.x[1] - state.range.x[0]));
+    state.followed = null;  // the first draw of a layout shows the range chosen here
+    renderNotes($("notes"), state.graph, t);
+    renderSteps();
+  }
+
+  function draw(sv) {
+    const g = state.graph;
+    const box = state.view.boxOf;
+    const leafGrads = new Map();
+    for (const leaf of sv?.leaves ?? []) if (leaf.now !== null && leaf.touched) leafGrads.set(box(leaf.id), leaf.now);
+    const active = new Set();
+    if (sv?.active) active.add(box(sv.active.node));
+    else if (sv?.event) sv.event.params.forEach((p) => p.node && active.add(box(p.node)));
+    else if (sv && sv.pos === 0 && sv.total) sv.call.roots.forEach((id) => active.add(box(id)));
+    const flow = (sv?.flow ?? []).map((f) => ({ ...f, source: box(f.source), target: box(f.target) }));
+    const nonfinite = g?.first_nonfinite ? box(g.first_nonfinite.node) : null;
+    // Follow the step, not a redraw: a new layout or zoom keeps the view the learner chose.
+    const key = [...active].join();
+    const moved = state.followed !== null && key !== state.followed;
+    state.followed = key;
+    renderGraph($("graph"), state.laid, {
+      active, leafGrads, flow, nonfinite, selected: state.selected && box(state.selected),
+      mode: state.mode, range: state.range, revision: state.revision, hover: state.hover,
+    }).then(() => moved && follow(active));
+  }
+
+  // Fit all, or zoom about the centre: a new range the next draw applies.
+  function showRange(range) {
+    state.range = range;
+    state.revision += 1;
+    state.mode = labelMode(($("graph").clientWidth || 600) / (range.x[1] - range.x[0]));
+    renderSteps();
+  }
+
+  // Keep the active node in view: on a long graph the stepper walks off the screen.
+  function follow(ids) {
+    const range = rangeShowing(state.range, state.laid.nodes.find((n) => ids.has(n.id)));
+    if (range) Plotly.relayout($("graph"), { "xaxis.range": range.x, "yaxis.range": range.y });
+  }
+
+  function onGraphClick(event) {
+    const id = event.points?.[0]?.customdata;
+    if (!id) return;
+    if (id.startsWith("module:")) {
+      const module = id.split(":")[1];
+      state.expanded.add(module);
+      // Keep what was opened on screen: centre on its nodes.
+      layout({ focus: (v) => v.node?.module?.split(".")[0] === module });
+      return;
+    }
+    state.selected = id;
+    renderSteps();
+  }
+
+  function onRelayout() {
+    const { xaxis, yaxis } = $("graph").layout ?? {};
+    if (!xaxis?.range || !yaxis?.range || !state.laid) return;
+    // The view the learner panned or zoomed to is the one every later redraw keeps.
+    const before = state.range;
+    state.range = { x: [...xaxis.range], y: [...yaxis.range] };
+    state.mode = labelMode($("graph").clientWidth / (xaxis.range[1] - xaxis.range[0]));
+    // The labels are sized to the zoom: draw again when it changed.
+    const width = (r) => Math.abs(r.x[1] - r.x[0]);
+    if (!before || Math.abs(width(before) / width(state.range) - 1) > 0.02) renderSteps();
+  }
+
+  // --- The backward stepper ----------------------------------------------------------------
+
+  function renderCalls(calls) {
+    const select = $("call");
+    select.replaceChildren(...calls.map((c, i) => h("option", { value: i },
+      t(`graph.call.${c.kind}`, { n: i + 1, line: c.line }) + (c.error ? ` — ${t("graph.call.raised")}` : ""))));
+    select.value = String(state.call);
+    $("call-field").hidden = calls.length < 2;
+  }
+
+  function renderSteps() {
+    const g = state.graph;
+    const call = g?.backward?.[state.call];
+    const sv = call ? stepView(g, state.call, state.step) : null;
+    for (const id of ["first", "back", "next", "last", "play"]) $(id).disabled = !sv;
+    if (sv) {
+      $("first").disabled = $("back").disabled = sv.pos === 0;
+      $("next").disabled = $("last").disabled = $("play").disabled = sv.done;
+    }
+    $("position").textContent = sv ? t("graph.step.position", { pos: sv.pos, total: sv.total }) : "";
+    if (sv?.event) renderOptimEvent($("chain"), sv.event, t);
+    else renderChain($("chain"), g, sv, t, state.error);
+    renderLeafGrads($("leafgrads"), sv, t);
+    renderAsk($("ask"), state, sv, t, { onCheck: stepper.check, onSkip: () => { state.asking = null; stepper.reveal(); } });
+    const node = g?.nodes.find((n) => n.id === state.selected) ?? null;
+    renderInspector($("inspector"), node, node && knownGrad(node, sv), t, {
+      onClose: () => { state.selected = null; renderSteps(); },
+      onLine,
+      onCollapse: (module) => { state.expanded.delete(module); state.selected = null; layout(); },
+    });
+    if (g?.nodes?.length) draw(sv);
+    else Plotly.react($("graph"), [], { xaxis: { visible: false }, yaxis: { visible: false }, margin: { l: 0, r: 0, t: 0, b: 0 } }, { displaylogo: false });
+  }
+
+  // --- The view's own controls -------------------------------------------------------------
+
+  // The checkboxes, zoom buttons, stepper, keys and resizing; call once, before the first show().
+  function wire() {
+    $("simple").addEventListener("change", (e) => { state.simple = e.target.checked; layout(); save(); });
+    $("predict").addEventListener("change", (e) => { state.predict = e.target.checked; state.asking = state.verdict = null; renderSteps(); save(); });
+    wireStepper(stepper);
+    const width = () => $("graph").clientWidth || 600;
+    $("fit").addEventListener("click", () => state.laid && showRange(initialRange(state.laid, width(), $("graph").clientHeight || 400, { fitAll: true })));
+    $("zoom-in").addEventListener("click", () => state.range && showRange(zoomRange(state.range, width(), 1.4)));
+    $("zoom-out").addEventListener("click", () => state.range && showRange(zoomRange(state.range, width(), 1 / 1.4)));
+    document.addEventListener("keydown", (e) => {
+      if (e.altKey || e.ctrlKey || e.metaKey || e.target.closest?.(".CodeMirror, input, textarea, select")) return;
+      const keys = { ArrowRight: () => $("next").click(), ArrowLeft: () => $("back").click(),
+                     Home: () => $("first").click(), End: () => $("last").click() };
+      if (keys[e.key] && state.graph?.backward?.length) {
+        e.preventDefault();
+        keys[e.key]();
+      }
+    });
+    let resizeTimer = null;
+    window.addEventListener("resize", () => {
+      clearTimeout(resizeTimer);
+      resizeTimer = setTimeout(() => {
+        const rankdir = $("graph").clientWidth < 600 ? "TB" : "LR";
+        if (state.laid && rankdir !== state.laid.rankdir) layout();
+      }, 200);
+    });
+  }
+
+  // Clicks and pans on the drawing: Plotly gives the element its .on() at the first draw.
+  function listen() {
+    $("graph").on("plotly_click", onGraphClick);
+    $("graph").on("plotly_relayout", onRelayout);
+  }
+
+  return { stepper, show, layout, renderSteps, wire, listen };
+}
