@@ -207,7 +207,7 @@ function renderAsks() {
 async function ask(question) {
   await attempt(() => api("question", {
     kind: question.kind, prompt: question.prompt, params: question.params ?? {},
-    choices: question.choices ?? [], answer: String(question.answer),
+    choices: question.choices ?? [], answer: String(question.answer), where: location.pathname,
   }));
 }
 

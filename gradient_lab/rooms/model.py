@@ -27,6 +27,7 @@ class Question:
     choices: tuple[str, ...]
     answer: str  # the true value, as its canonical text: hidden until revealed
     revealed: bool = False
+    where: str = ""  # the lab it was asked on (its page's path): shown only there
 
 
 @dataclass(frozen=True, slots=True)

@@ -53,7 +53,7 @@ def dump_question(question: Question) -> str:
     """A question as the stores keep it: JSON, without `revealed` (kept beside it)."""
     return json.dumps({"id": question.id, "kind": question.kind, "prompt": question.prompt,
                        "params": question.params, "choices": list(question.choices),
-                       "answer": question.answer})
+                       "answer": question.answer, "where": question.where})
 
 
 def load_question(text: str | None, revealed: bool) -> Question | None:
@@ -61,4 +61,4 @@ def load_question(text: str | None, revealed: bool) -> Question | None:
         return None
     plain = json.loads(text)
     return Question(plain["id"], plain["kind"], plain["prompt"], plain["params"],
-                    tuple(plain["choices"]), plain["answer"], revealed)
+                    tuple(plain["choices"]), plain["answer"], revealed, plain.get("where", ""))

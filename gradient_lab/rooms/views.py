@@ -6,12 +6,21 @@ from __future__ import annotations
 from dataclasses import asdict
 
 from gradient_lab.rooms.codes import shown
-from gradient_lab.rooms.model import Room
+from gradient_lab.rooms.model import Question, Room
 from gradient_lab.rooms.questions import is_right, tally
 
 
-def room_view(room: Room) -> dict[str, object]:
+def current_question(room: Room) -> Question | None:
+    """The room's question, while the teacher is on the lab it was asked on: a student who
+    arrives on another lab is not asked about a page they never saw."""
     question = room.question
+    if question is None or not question.where:
+        return question
+    return question if room.address.split("#")[0].split("?")[0] == question.where else None
+
+
+def room_view(room: Room) -> dict[str, object]:
+    question = current_question(room)
     return {
         "code": room.code, "shown": shown(room.code), "version": room.version,
         "address": room.address,
@@ -26,8 +35,8 @@ def room_view(room: Room) -> dict[str, object]:
 
 
 def crowd_view(room: Room, teacher: bool) -> dict[str, object]:
-    question = room.question
-    answers = list(room.answers.values())
+    question = current_question(room)
+    answers = list(room.answers.values()) if question else []
     shows_tally = question is not None and (teacher or question.revealed)
     return {
         "students": len(room.students),

@@ -21,6 +21,7 @@ from gradient_lab.rooms.questions import (
     is_right,
     tally,
 )
+from gradient_lab.rooms.store import dump_question, load_question
 from gradient_lab.rooms.views import crowd_view, room_view
 from tests.rooms.conftest import ROOT, strings
 
@@ -198,6 +199,23 @@ def test_the_teacher_sees_the_tally_live_and_the_class_once_revealed() -> None:
     revealed = crowd_view(_room(_number(revealed=True)), teacher=False)
     assert revealed["right"] == 1 and revealed["bars"] is not None
     assert crowd_view(_room(None), teacher=True)["answered"] == 0
+
+
+def test_a_question_asked_on_another_lab_is_neither_shown_nor_counted() -> None:
+    asked_here = replace(_number(), where="/")
+    assert room_view(_room(asked_here))["question"] is not None  # the room is at /#ex=S2
+    moved = replace(_room(asked_here), address="/descent#preset=ravine")
+    assert room_view(moved)["question"] is None
+    assert crowd_view(moved, teacher=True) == {
+        "students": 2, "answered": 0, "right": None, "bars": None,
+        "nicknames": ["<img src=x onerror=f()>"]}
+    back = replace(moved, address="/?lang=zh-CN#ex=S3")  # back on the lab: asked again
+    assert room_view(back)["question"] is not None
+
+
+def test_a_question_keeps_the_lab_it_was_asked_on_in_the_store() -> None:
+    question = replace(_number(), where="/descent")
+    assert load_question(dump_question(question), False) == question
 
 
 def test_every_string_the_room_panel_names_exists_in_both_languages() -> None:

@@ -95,7 +95,7 @@ async def ask(code: str, body: schemas.Ask, request: Request, rooms: RoomsDep,
               limits: LimitsDep) -> object:
     """Put a question to the class; the previous one and its answers are gone."""
     question = Question("", body.kind, body.prompt, dict(body.params), tuple(body.choices),
-                        str(body.answer))
+                        str(body.answer), where=body.where)
     return await rooms.ask(code, _client(request), _token(request), question, limits)
 
 

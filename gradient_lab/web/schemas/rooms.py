@@ -64,6 +64,9 @@ class Ask(_Request):
     choices: list[Text] = Field(default_factory=list, max_length=8,
                                 description="A choice question's answers; none for the others.")
     answer: Value = Field(description="The true answer: a number, a choice, or yes / no.")
+    where: str = Field("", max_length=200, pattern=r"^(/[A-Za-z0-9_./-]*)?$",
+                       description="The path of the lab it is asked on (/descent): students "
+                                   "are asked only while the teacher is there.")
 
 
 class Asked(BaseModel):
