@@ -30,6 +30,9 @@ from gradient_lab.kept.store import Entry, KeptStore, StoreFailed
 
 _log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.05  # how often a process waiting on another's run looks again
+# A finished reply stays in this process's memory this long for the rest of a class arriving
+# together (fifty reads of the store, one after another, cost more than the run of a quick one).
+_LINGER_SECONDS = 2.0
 T = TypeVar("T")
 Run = Callable[[], AsyncIterator[bytes]]
 
@@ -58,13 +61,14 @@ class Reading:
     def __init__(self, flight: _Flight, joined: bool, abandon: Callable[[], None]) -> None:
         self._flight = flight
         self._joined = joined
+        self._finished = flight.done  # joined once it was whole: read from what is kept
         self._abandon = abandon
 
     @property
     def outcome(self) -> str:
-        if self._flight.outcome == "hit" or not self._joined:
+        if not self._joined:
             return self._flight.outcome
-        return "shared"
+        return "hit" if self._flight.outcome == "hit" or self._finished else "shared"
 
     async def __aiter__(self) -> AsyncGenerator[bytes, None]:
         flight = self._flight
@@ -137,6 +141,9 @@ class Keeper:
             self.counts[flight.outcome or "failed"] += 1
             flight.done = True
             flight.tell()
+            kept = flight.error is None or getattr(flight.error, "repeatable", False)
+            if kept and not isinstance(flight.error, asyncio.CancelledError):
+                await asyncio.sleep(min(_LINGER_SECONDS, lifetime or _LINGER_SECONDS))
             if self._flights.get(key) is flight:
                 del self._flights[key]
 
