@@ -48,6 +48,10 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="Address the web server listens on.")
     port: int = Field(default=8000, ge=0, le=65535, description="Port the web server listens on.")
     workers: int = Field(default=1, ge=1, description="Uvicorn processes that serve HTTP.")
+    public_url: str = Field(
+        default="", description="The address students open to join a class (e.g. "
+                                "http://192.168.1.20:8000), where the server cannot tell it: "
+                                "in a container, or behind a proxy whose name it does not see.")
     device: Literal["auto", "cpu", "cuda"] = Field(
         default="auto",
         description="Where tensors live: auto (CUDA when available, else CPU), cpu or cuda.")
