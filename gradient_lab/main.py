@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -45,6 +46,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         weak_walls=settings.runner_weak_walls))
     pool.start()
     app.state.pool = pool
+    app.state.programs = Counter()  # learners' runs in flight, by client (web/deps.py)
     try:
         async with open_rooms(settings.room_store) as app.state.rooms, \
                 open_keeper(settings.kept_store_setting(), settings.kept_bytes) as app.state.kept:

@@ -61,6 +61,11 @@ class Settings(BaseSettings):
         default=4, ge=1,
         description="Children forked and walled in ahead of time, waiting for a program "
                     "(each holds a CUDA context on a GPU).")
+    client_programs: int = Field(
+        default=3, ge=1,
+        description="Learners' programs one client (an address, or the real client behind "
+                    "APP_TRUSTED_PROXIES) may have running or waiting at once; past it, 429. "
+                    "A class following its teacher shares one run and counts once.")
     runner_jobs: int = Field(
         default_factory=lambda: max(2, _cpus()), ge=1,
         description="Programs that run at once at full priority; more wait in line.")

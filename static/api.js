@@ -75,7 +75,8 @@ async function send(url, body, accept, clock) {
     }
     const wait = Number(response.headers.get("Retry-After"));
     if (retried) busyNotice(response.ok ? "net.busy.answered" : "net.busy.again");
-    if (retried || response.status !== 503 || !(wait >= 0) || wait > RETRY_AFTER_MAX_S) return response;
+    const refused = response.status === 503 || response.status === 429;  // busy, or too many of ours
+    if (retried || !refused || !(wait >= 0) || wait > RETRY_AFTER_MAX_S) return response;
     busyNotice("net.busy.waiting", { seconds: wait });
     await new Promise((resolve) => {
       const timer = setTimeout(resolve, wait * 1000);

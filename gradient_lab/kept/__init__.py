@@ -102,17 +102,22 @@ class Keeper:
         self._flights: dict[str, _Flight] = {}
         self._store_ok = True
 
+    def flying(self, key: str) -> bool:
+        """Whether a request for `key` now would join one already run or read here."""
+        return key in self._flights
+
     def open(self, key: str, run: Run, *, lifetime: float | None, claim_seconds: float,
-             stream: bool) -> Reading:
+             stream: bool, landed: Callable[[], None] | None = None) -> Reading:
         """The reply under `key`: kept, in flight, or run now (run() yields its bodies).
         `lifetime`: how long it stays kept (None: until evicted); `claim_seconds`: the
-        longest the run can take, past which another process may take it over."""
+        longest the run can take, past which another process may take it over; `landed`:
+        called once a flight this call starts has its whole reply (or its error)."""
         flight = self._flights.get(key)
         joined = flight is not None
         if flight is None:
             flight = self._flights[key] = _Flight(stream)
             flight.task = asyncio.create_task(self._fly(key, flight, run, lifetime,
-                                                        claim_seconds))
+                                                        claim_seconds, landed))
         def abandon() -> None:  # a stream left by all: the next asker starts afresh
             if self._flights.get(key) is flight:
                 del self._flights[key]
@@ -128,7 +133,7 @@ class Keeper:
     # --- one key's flight ----------------------------------------------------------------
 
     async def _fly(self, key: str, flight: _Flight, run: Run, lifetime: float | None,
-                   claim_seconds: float) -> None:
+                   claim_seconds: float, landed: Callable[[], None] | None) -> None:
         try:
             if await self._wait_or_claim(key, flight, claim_seconds):
                 flight.outcome = "ran"
@@ -141,6 +146,8 @@ class Keeper:
             self.counts[flight.outcome or "failed"] += 1
             flight.done = True
             flight.tell()
+            if landed is not None:
+                landed()
             kept = flight.error is None or getattr(flight.error, "repeatable", False)
             if kept and not isinstance(flight.error, asyncio.CancelledError):
                 await asyncio.sleep(min(_LINGER_SECONDS, lifetime or _LINGER_SECONDS))
