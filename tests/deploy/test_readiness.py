@@ -13,6 +13,7 @@ from gradient_lab.main import create_app
 @dataclass
 class _Config:
     weak_walls: bool
+    device: str = "cpu"
 
 
 @dataclass
@@ -28,6 +29,9 @@ class _Pool:
 
     def missing_walls(self) -> list[str]:
         return self.missing
+
+    def trouble(self) -> str | None:
+        return None
 
 
 def _without_runner(pool: _Pool | None) -> TestClient:
