@@ -12,17 +12,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from fastapi import FastAPI
-from prometheus_client import (
-    CONTENT_TYPE_LATEST,
-    CollectorRegistry,
-    Counter,
-    Histogram,
-    disable_created_metrics,
-)
-from prometheus_client import generate_latest as _generate
+from prometheus_client import CollectorRegistry, Counter, Histogram, disable_created_metrics
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily, Metric
+from prometheus_client.exposition import choose_encoder
 from prometheus_client.registry import Collector
-from starlette.routing import Mount
+from starlette.routing import BaseRoute, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gradient_lab import __version__
@@ -39,8 +33,10 @@ class RecordRequests:
     it until its response starts (a stream, a room's events or a training run, may then go
     on for minutes)."""
 
-    def __init__(self, app: ASGIApp, *, registry: CollectorRegistry) -> None:
+    def __init__(self, app: ASGIApp, *, registry: CollectorRegistry,
+                 routes: list[BaseRoute]) -> None:
         self.app = app
+        self.routes = routes  # the app's own list: mounts added after this one count too
         self.requests = Counter(f"{_PREFIX}_http_requests", "HTTP requests answered.",
                                 ["method", "route", "status"], registry=registry)
         self.latency = Histogram(f"{_PREFIX}_http_request_duration_seconds",
@@ -58,24 +54,26 @@ class RecordRequests:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
-                self.latency.labels(scope["method"], _route(scope)).observe(
+                self.latency.labels(scope["method"], self._route(scope)).observe(
                     time.perf_counter() - started)
             await send(message)
 
         try:
             await self.app(scope, receive, send_timed)
         finally:
-            self.requests.labels(scope["method"], _route(scope), str(status)).inc()
+            self.requests.labels(scope["method"], self._route(scope), str(status)).inc()
 
-
-def _route(scope: Scope) -> str:
-    """The route's template (`/api/rooms/{code}`), never the path itself, so that the labels
-    stay few; a mount's files count as one route."""
-    route = scope.get("route")
-    if isinstance(route, Mount):
-        return f"{route.path}/{{path}}"
-    path = getattr(route, "path", None)
-    return path if isinstance(path, str) else "unmatched"
+    def _route(self, scope: Scope) -> str:
+        """The route's template (`/api/rooms/{code}`), never the path itself, so that the
+        labels stay few; a mount's files (which leave no route in the scope, only the
+        endpoint) count as one route."""
+        path = getattr(scope.get("route"), "path", None)
+        if isinstance(path, str):
+            return path
+        endpoint = scope.get("endpoint")
+        mount = next((route for route in self.routes
+                      if isinstance(route, Mount) and route.app is endpoint), None)
+        return "unmatched" if mount is None or endpoint is None else f"{mount.path}/{{path}}"
 
 
 class _State(Collector):
@@ -138,9 +136,11 @@ def instrument(app: FastAPI) -> None:
     registry = CollectorRegistry()
     registry.register(_State(app))
     app.state.metrics = registry
-    app.add_middleware(RecordRequests, registry=registry)
+    app.add_middleware(RecordRequests, registry=registry, routes=app.router.routes)
 
 
-def exposition(app: FastAPI) -> tuple[bytes, str]:
-    """The app's metrics in Prometheus' text format, and its content type."""
-    return _generate(app.state.metrics), CONTENT_TYPE_LATEST
+def exposition(app: FastAPI, accept: str) -> tuple[bytes, str]:
+    """The app's metrics in the format the scraper accepts (Prometheus' text format, or
+    OpenMetrics), and its content type."""
+    encode, content_type = choose_encoder(accept)
+    return encode(app.state.metrics), content_type

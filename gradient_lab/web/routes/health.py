@@ -81,5 +81,5 @@ async def readyz(request: Request) -> JSONResponse:
 # Prometheus' text format, not JSON: out of the API schema.
 @router.get("/metrics", include_in_schema=False)
 async def metrics_text(request: Request) -> Response:
-    body, content_type = metrics.exposition(request.app)
+    body, content_type = metrics.exposition(request.app, request.headers.get("accept", ""))
     return Response(body, media_type=content_type)
