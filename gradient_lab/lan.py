@@ -62,3 +62,14 @@ def _interface_addresses() -> list[str]:
     # Each entry's sockaddr_in holds the address at offset 4 (after family and port).
     return [socket.inet_ntoa(raw[start + 20:start + 24])
             for start in range(0, len(raw), _IFREQ_BYTES)]
+
+
+def urls(host: str, port: int) -> list[str]:
+    """The addresses to open for a server listening on host:port: this machine's first, then,
+    when it listens on every address (0.0.0.0 or ::), those of the machine on its networks."""
+    everywhere = host in ("0.0.0.0", "::", "")
+    here = "127.0.0.1" if everywhere else host
+    shown = [f"[{here}]" if ":" in here else here]
+    if everywhere:
+        shown += lan_addresses()
+    return [f"http://{address}:{port}/" for address in shown]

@@ -9,7 +9,7 @@ from dataclasses import fields
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from gradient_lab.runner.limits import Limits
@@ -55,6 +55,13 @@ class Settings(BaseSettings):
     device: Literal["auto", "cpu", "cuda"] = Field(
         default="auto",
         description="Where tensors live: auto (CUDA when available, else CPU), cpu or cuda.")
+
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        default="info",
+        description="The least important log lines shown (the app's and uvicorn's).")
+    log_format: Literal["text", "json"] = Field(
+        default="text", description="Log lines as text for a person, or one JSON object a line "
+                                    "for a log collector.")
 
     # The runner: children forked from the zygote, one per program.
     runner_ready: int = Field(
@@ -186,6 +193,51 @@ class Settings(BaseSettings):
     def limits(self) -> Limits:
         """The per-program limits, as the plain dataclass that crosses into a child."""
         return Limits(**{f.name: getattr(self, f.name) for f in fields(Limits)})
+
+
+class SettingsError(Exception):
+    """A setting the server cannot start with; its message is one sentence naming the variable."""
+
+
+def read_settings() -> Settings:
+    """The settings from the environment, checked: a SettingsError names each impossible one."""
+    try:
+        settings = Settings()
+    except ValidationError as error:
+        problems = [f"{_variable(problem['loc'])}={problem['input']} "
+                    f"({problem['msg'].replace('Input should be', 'it must be')})"
+                    for problem in error.errors()]
+        raise SettingsError(f"Gradient Lab cannot start with {', '.join(problems)}.") from None
+    problem = _impossible(settings)
+    if problem:
+        raise SettingsError(f"Gradient Lab cannot start: {problem}.")
+    return settings
+
+
+def _variable(loc: tuple[int | str, ...]) -> str:
+    return "APP_" + str(loc[0]).upper() if loc else "an APP_* variable"
+
+
+def _impossible(settings: Settings) -> str | None:
+    """What no server could do with these settings, however the pages are used."""
+    if settings.device == "cuda":
+        import torch
+
+        if torch.version.cuda is None:
+            return (f"APP_DEVICE=cuda, but this torch ({torch.__version__}) was built without "
+                    "CUDA; set APP_DEVICE=cpu or auto, or install a CUDA build of torch")
+        if not torch.cuda.is_available():
+            return (f"APP_DEVICE=cuda, but torch {torch.__version__} finds no CUDA GPU on this "
+                    "machine (no device, or no driver); set APP_DEVICE=cpu or auto")
+    if os.geteuid() == 0:
+        import pwd
+
+        try:
+            pwd.getpwnam(settings.runner_user)
+        except KeyError:
+            return (f"APP_RUNNER_USER={settings.runner_user!r} is no user on this machine; the "
+                    "server runs as root, and learners' programs run as that user")
+    return None
 
 
 @lru_cache

@@ -3,11 +3,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-import pytest
-from fastapi.testclient import TestClient
-
-from gradient_lab.main import create_app
-
 # Each test server keeps its replies in its own memory, so that what one test ran is never
 # another's (or another session's) kept reply; tests/kept/ and tests/browser hold the shared
 # stores, SQLite and Redis, to their promise.
@@ -15,6 +10,12 @@ os.environ.setdefault("APP_KEPT_STORE", "memory")
 # Nor does a test server compute the built-in lessons at start-up, unless a test asks it to
 # (tests/web/test_ahead.py): each would run some forty jobs for nothing.
 os.environ.setdefault("APP_COMPUTE_AHEAD", "false")
+# Set before gradient_lab.main is imported: it builds an app, which reads the settings once.
+
+import pytest  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
+
+from gradient_lab.main import create_app  # noqa: E402
 
 
 @pytest.fixture(scope="session")

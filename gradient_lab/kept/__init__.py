@@ -58,11 +58,13 @@ class _Flight:
 class Reading:
     """One request's view of its key's flight: its bodies in order, then its error."""
 
-    def __init__(self, flight: _Flight, joined: bool, abandon: Callable[[], None]) -> None:
+    def __init__(self, flight: _Flight, joined: bool, abandon: Callable[[], None],
+                 counts: Counter[str]) -> None:
         self._flight = flight
         self._joined = joined
         self._finished = flight.done  # joined once it was whole: read from what is kept
         self._abandon = abandon
+        self._counts = counts
 
     @property
     def outcome(self) -> str:
@@ -86,6 +88,7 @@ class Reading:
                 await flight.changed.wait()
         finally:
             flight.readers -= 1
+            self._counts[self.outcome or "failed"] += 1  # each request once, as it came
             # A stream nobody reads any more ends (its child is killed); a single reply runs
             # on, to be kept for whoever asks next.
             if flight.stream and flight.readers == 0 and not flight.done and flight.task:
@@ -96,7 +99,7 @@ class Reading:
 class Keeper:
     def __init__(self, store: KeptStore, clock: Callable[[], float] = time.time) -> None:
         self.store = store
-        self.counts: Counter[str] = Counter()  # outcomes, for /healthz and /metrics
+        self.counts: Counter[str] = Counter()  # requests by outcome, for /healthz, /metrics
         self._clock = clock
         self._owner = uuid.uuid4().hex  # this process, as the store's claims name it
         self._flights: dict[str, _Flight] = {}
@@ -122,7 +125,7 @@ class Keeper:
             if self._flights.get(key) is flight:
                 del self._flights[key]
 
-        return Reading(flight, joined, abandon)
+        return Reading(flight, joined, abandon, self.counts)
 
     async def aclose(self) -> None:
         for flight in list(self._flights.values()):
@@ -143,7 +146,6 @@ class Keeper:
         except BaseException as error:  # noqa: BLE001 - every reader gets it, as one would
             flight.error = error
         finally:
-            self.counts[flight.outcome or "failed"] += 1
             flight.done = True
             flight.tell()
             if landed is not None:

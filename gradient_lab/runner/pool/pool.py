@@ -42,6 +42,10 @@ _log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.025  # how often a running job's CPU (and, on CUDA, its memory) is read
 _KILL_GRACE_SECONDS = 0.5  # past its wall limit, this long for a child to end itself first
 _ENDING_SECONDS = 1.0  # how long to wait for the zygote's word on how a child ended
+# Ready children that end before any program reached them, this many within this long: the
+# runner cannot keep children alive (a device they cannot open, a limit they start past), and
+# /readyz says so rather than the pool forking in a loop behind a healthy face.
+_EARLY_ENDS, _EARLY_ENDS_SECONDS = 5, 10.0
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 _T = TypeVar("_T")
@@ -108,6 +112,9 @@ class Pool:
         self.forked = 0  # children the zygote has forked
         self.started = 0  # jobs handed to a child
         self.restarts = 0  # zygotes started again after one was lost
+        self.ended_early = 0  # ready children that ended before a job reached them
+        self._early_ends: deque[float] = deque(maxlen=_EARLY_ENDS)
+        self._failure: str | None = None  # why the runner cannot go on, once it cannot
 
     # --- life -------------------------------------------------------------------------------
 
@@ -115,7 +122,8 @@ class Pool:
         """Start the zygote and the ready children; raises if the zygote cannot start."""
         self.walls = self._zygote.start()
         missing = self.missing_walls()
-        _log.log(logging.WARNING if missing else logging.INFO, "runner walls: %s%s",
+        # main.py says which walls are up in the start-up lines; a missing one is worth two.
+        _log.log(logging.WARNING if missing else logging.DEBUG, "runner walls: %s%s",
                  self.walls, f"; missing: {', '.join(missing)}" if missing else "")
         self._top_up()
 
@@ -140,7 +148,21 @@ class Pool:
         with self._lock:
             ready = len(self._ready)
         return {"ready": ready, **self._places.counts(), "forked": self.forked,
-                "started": self.started, "walls": self.walls}
+                "started": self.started, "ended_early": self.ended_early,
+                "restarts": self.restarts, "walls": self.walls}
+
+    def trouble(self) -> str | None:
+        """Why the runner cannot keep children alive to run programs, if it cannot."""
+        with self._lock:
+            if self._failure is not None:
+                return self._failure
+            ends = list(self._early_ends)
+        if len(ends) == _EARLY_ENDS and ends[-1] - ends[0] <= _EARLY_ENDS_SECONDS and \
+                time.monotonic() - ends[-1] <= _EARLY_ENDS_SECONDS:
+            return (f"{_EARLY_ENDS} of the runner's children ended within "
+                    f"{ends[-1] - ends[0]:.1f} s before any program reached them; see the "
+                    "server's log")
+        return None
 
     # --- jobs -------------------------------------------------------------------------------
 
@@ -327,7 +349,11 @@ class Pool:
             dead = next((child for child in self._ready if child.pid == pid), None)
             if dead is not None:
                 self._ready.remove(dead)
+                self.ended_early += 1
+                self._early_ends.append(time.monotonic())
         if dead is not None:
+            _log.warning("a ready child ended before any program reached it (%s)",
+                         _ended(self._zygote.ending(pid)))
             dead.close()
             self._top_up()
 
@@ -347,8 +373,10 @@ class Pool:
         try:
             zygote = self._new_zygote()
             walls = zygote.start()
-        except Exception:
+        except Exception as error:
             _log.exception("the runner's zygote could not start again")
+            with self._lock:
+                self._failure = f"the runner's zygote could not start again: {error}"
             return
         self._zygote, self.walls = zygote, walls
         self.restarts += 1
@@ -411,6 +439,14 @@ def _usage(pid: int) -> tuple[float, int]:
     except (FileNotFoundError, ProcessLookupError):
         return 0.0, 0
     return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, int(fields[21]) * _PAGE_BYTES
+
+
+def _ended(status: int | None) -> str:
+    if status is None:
+        return "how, the zygote has not said"
+    if os.WIFSIGNALED(status):
+        return f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"
 
 
 def _settle(ready: asyncio.Future[None]) -> None:
