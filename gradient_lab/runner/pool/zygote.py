@@ -203,9 +203,18 @@ def _fork_and_reap(channel: socket.socket, confinement: Confinement,
 
 def _fork(channel: socket.socket, confinement: Confinement, jobs: Mapping[str, Job],
           wake: tuple[int, int]) -> None:
-    job_read, job_write = os.pipe2(os.O_CLOEXEC)
-    reply_read, reply_write = os.pipe2(os.O_CLOEXEC)
-    pid = os.fork()
+    pipes: list[int] = []
+    try:
+        job_read, job_write = os.pipe2(os.O_CLOEXEC)
+        pipes += [job_read, job_write]
+        reply_read, reply_write = os.pipe2(os.O_CLOEXEC)
+        pipes += [reply_read, reply_write]
+        pid = os.fork()
+    except OSError as error:  # a task or memory limit: that job is refused, the zygote lives
+        for fd in pipes:
+            os.close(fd)
+        channel.send(json.dumps({"fork_failed": os.strerror(error.errno or 0)}).encode())
+        return
     if pid == 0:
         channel.detach()  # lock_in closes it; the object must not close a reused number later
         signal.set_wakeup_fd(-1)
