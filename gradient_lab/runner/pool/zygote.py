@@ -80,7 +80,11 @@ def main(jobs: Mapping[str, Job], warm_up: Callable[[], None]) -> None:
     # It ends when the pool's end of the socket closes, as it does when the server dies.
     channel = socket.socket(fileno=config.socket_fd)
     prepare(warm_up)
-    confinement, walls_up = confinement_of(config)
+    try:
+        confinement, walls_up = confinement_of(config)
+    except mounts.NoWay as refusal:  # the pool refuses to start, with this sentence
+        channel.send(json.dumps({"refused": str(refusal)}).encode())
+        return
     channel.send(json.dumps({"hello": walls_up}).encode())
     _fork_and_reap(channel, confinement, jobs)
 
@@ -132,10 +136,7 @@ def confinement_of(config: ZygoteConfig) -> tuple[Confinement, dict[str, object]
     readable = _readable()
     covered: list[str] = []
     if root and config.walls.user:
-        try:
-            covered = mounts.open_the_way(readable, user.pw_uid, user.pw_gid)
-        except OSError as error:  # no CAP_SYS_ADMIN: the children import what is preloaded
-            covered = [f"could not: {error.strerror}"]
+        covered = mounts.open_the_way(readable, user.pw_uid, user.pw_gid)
     devices = sorted(glob.glob("/dev/nvidia*")) if config.cuda else []
     ruleset = landlock.make_ruleset(readable, abi, devices) \
         if abi and config.walls.landlock else None
