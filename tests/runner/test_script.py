@@ -2,25 +2,31 @@
 
 It is the module `__main__` (so what it defines pickles, and `torch.save` takes a whole model),
 its `__file__` and `sys.argv[0]` name program.py (a file it cannot read), its
-`if __name__ == "__main__":` block runs; torch's lazily imported machinery (torch.save's
-serialization, torch.func's forward mode) imports as it does in plain Python.
+`if __name__ == "__main__":` block runs; torch.func's forward mode (jacfwd, hessian) imports
+and runs; a DataLoader with worker processes gives the batches Python's workers give.
+Each is compared with plain Python (tests/corpus/plain.py, in a process of its own).
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from gradient_lab import jobs
+from gradient_lab.errors import ProgramError
 from gradient_lab.runner.child.program import run_program
+from gradient_lab.runner.child.workers import NOTE
 from gradient_lab.runner.limits import Limits
 from gradient_lab.runner.pool.pool import Pool, PoolConfig
 
 LIMITS = Limits(wall_seconds=20.0, cpu_seconds=20.0)
+PLAIN = Path(__file__).resolve().parents[2] / "tests" / "corpus" / "plain.py"
 
 # The shape of PyTorch's "Saving and loading models" tutorial
 # (https://pytorch.org/tutorials/beginner/saving_loading_models.html, "Save/Load Entire
@@ -93,3 +99,130 @@ def test_the_zygotes_main_is_back_after_the_program() -> None:
     assert execution.error is None
     assert sys.modules["__main__"] is before
     assert execution.namespace["me"] is not before
+
+
+def _plain(tmp_path: Path, code: str) -> str:
+    """What `python program.py` prints (the oracle: tests/corpus/plain.py)."""
+    program = tmp_path / "program.py"
+    program.write_text(code)
+    result = subprocess.run([sys.executable, str(PLAIN), "--json", str(program)], check=True,
+                            capture_output=True, text=True, timeout=300)
+    answer = json.loads(result.stdout)[str(program)]
+    assert answer["error"] is None, answer["error"]
+    return answer["stdout"]  # type: ignore[no-any-return]
+
+
+# The examples of torch.func.jacfwd's and hessian's docstrings
+# (torch/_functorch/eager_transforms.py; https://docs.pytorch.org/docs/stable/generated/
+# torch.func.jacfwd.html and torch.func.hessian.html), printing what they assert.
+JACFWD = """\
+import torch
+from torch.func import jacfwd, jacrev, vmap
+x = torch.randn(5)
+jacobian = jacfwd(torch.sin)(x)
+print(jacobian)
+print(vmap(jacfwd(torch.sin))(torch.randn(64, 5)).shape)
+def f(x, y):
+  return x + y ** 2
+x, y = torch.randn(5), torch.randn(5)
+print(jacfwd(f, argnums=(0, 1))(x, y))
+"""
+HESSIAN = """\
+import torch
+from torch.func import hessian
+def f(x):
+  return x.sin().sum()
+x = torch.randn(5)
+hess = hessian(f)(x)  # equivalent to jacfwd(jacrev(f))(x)
+print(hess)
+print(torch.allclose(hess, torch.diag(-x.sin())))
+"""
+
+
+@pytest.mark.parametrize("code", [JACFWD, HESSIAN], ids=["jacfwd", "hessian"])
+def test_torch_func_forward_mode_prints_what_plain_python_prints(
+        pool: Pool, tmp_path: Path, code: str) -> None:
+    answer = _run(pool, code)
+    assert answer["stdout"] == _plain(tmp_path, code)
+    assert "tensor(" in str(answer["stdout"])
+
+
+# MorvanZhou's DataLoader lesson (github.com/MorvanZhou/PyTorch-Tutorial,
+# tutorial-contents/305_batch_train.py: TensorDataset, shuffle, num_workers=2), with what its
+# workers would do to differ from one process: draw random numbers in __getitem__ (torch,
+# random, NumPy), seed themselves in worker_init_fn, persist between epochs, and split an
+# IterableDataset by get_worker_info() (Example 1 of IterableDataset's docstring).
+WORKERS = """\
+import math, random
+import numpy as np
+import torch
+import torch.utils.data as Data
+
+torch.manual_seed(1)
+x = torch.linspace(1, 10, 10)
+y = torch.linspace(10, 1, 10)
+loader = Data.DataLoader(dataset=Data.TensorDataset(x, y), batch_size=5, shuffle=True,
+                         num_workers=2)
+for epoch in range(3):
+    for step, (batch_x, batch_y) in enumerate(loader):
+        print('Epoch: ', epoch, '| Step: ', step, '| batch x: ', batch_x.numpy(),
+              '| batch y: ', batch_y.numpy())
+
+
+class Noisy(Data.Dataset):
+    def __len__(self):
+        return 10
+
+    def __getitem__(self, i):
+        return i, torch.rand(1).item(), random.random(), np.random.rand()
+
+
+def init(worker_id):
+    np.random.seed(100 + worker_id)
+
+
+for persistent in (False, True):
+    loader = Data.DataLoader(Noisy(), batch_size=3, shuffle=True, num_workers=3,
+                             worker_init_fn=init, persistent_workers=persistent)
+    for epoch in range(2):
+        for batch in loader:
+            print(epoch, [b.tolist() for b in batch])
+
+
+class MyIterableDataset(torch.utils.data.IterableDataset):
+    def __init__(self, start, end):
+        super(MyIterableDataset).__init__()
+        self.start, self.end = start, end
+
+    def __iter__(self):
+        worker_info = torch.utils.data.get_worker_info()
+        if worker_info is None:
+            return iter(range(self.start, self.end))
+        per_worker = int(math.ceil((self.end - self.start) / float(worker_info.num_workers)))
+        iter_start = self.start + worker_info.id * per_worker
+        return iter(range(iter_start, min(iter_start + per_worker, self.end)))
+
+
+print(list(Data.DataLoader(MyIterableDataset(3, 7), num_workers=2)))
+print(list(Data.DataLoader(MyIterableDataset(3, 10), batch_size=2, num_workers=3)))
+print(torch.rand(2))
+"""
+
+
+def test_a_dataloaders_workers_give_the_batches_pythons_worker_processes_give(
+        pool: Pool, tmp_path: Path) -> None:
+    printed = str(_run(pool, WORKERS)["stdout"])
+    assert printed.count(NOTE) == 1 and printed.startswith(NOTE)  # said once, at the first
+    assert printed.replace(NOTE, "") == _plain(tmp_path, WORKERS)
+
+
+def test_an_error_in_a_worker_is_raised_as_the_loading_process_raises_it(pool: Pool) -> None:
+    code = ("import torch.utils.data as Data\nclass Bad(Data.Dataset):\n"
+            "    def __len__(self):\n        return 4\n"
+            "    def __getitem__(self, i):\n        raise ValueError('no item %d' % i)\n"
+            "for batch in Data.DataLoader(Bad(), num_workers=2):\n    pass\n")
+    with pytest.raises(ProgramError) as caught:
+        _run(pool, code)
+    assert caught.value.line == 7
+    assert caught.value.message.startswith(
+        "ValueError: Caught ValueError in DataLoader worker process 0.")

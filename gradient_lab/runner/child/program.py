@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from gradient_lab.errors import AppError, ProgramError, TooLarge
-from gradient_lab.runner.child import hints
+from gradient_lab.runner.child import hints, workers
 
 FILENAME = "<program>"
 SCRIPT = "program.py"  # sys.argv[0], as `python program.py` was typed
@@ -102,7 +102,7 @@ def _main_module(path: str) -> ModuleType:
 @contextmanager
 def _as_a_script(out: _Output, main: ModuleType) -> Iterator[None]:
     """The state `python program.py` starts in: the lab's seed, its argv, its module as
-    `__main__`, no input."""
+    `__main__`, no input; and DataLoader's workers, which would be processes, in this one."""
     torch.default_generator.manual_seed(SEED)  # what torch.manual_seed does for the CPU
     if torch.cuda.is_initialized():
         torch.cuda.manual_seed_all(SEED)
@@ -115,7 +115,8 @@ def _as_a_script(out: _Output, main: ModuleType) -> Iterator[None]:
     sys.stdout = out
     sys.stderr = _Output(out.limit)  # kept apart, and dropped: the lab shows what is printed
     try:
-        yield
+        with workers.without_processes():  # DataLoader(num_workers=2): the same batches
+            yield
     finally:
         sys.argv, sys.stdin, sys.stdout, sys.stderr, previous = saved
         if previous is not None:
