@@ -226,3 +226,43 @@ def test_an_error_in_a_worker_is_raised_as_the_loading_process_raises_it(pool: P
     assert caught.value.line == 7
     assert caught.value.message.startswith(
         "ValueError: Caught ValueError in DataLoader worker process 0.")
+
+
+# The example of torch.func.linearize's docstring (torch/_functorch/eager_transforms.py), printed.
+# Importing inductor (which linearize does) makes sure its cache folder exists.
+LINEARIZE = """\
+import torch
+from torch.func import linearize
+def fn(x):
+    return x.sin()
+
+output, jvp_fn = linearize(fn, torch.zeros(3, 3))
+print(jvp_fn(torch.ones(3, 3)))
+"""
+
+
+def test_linearize_finds_its_cache_folder_and_prints_what_plain_python_prints(
+        pool: Pool, tmp_path: Path) -> None:
+    assert _run(pool, LINEARIZE)["stdout"] == _plain(tmp_path, LINEARIZE)
+
+
+def test_torchs_cache_folder_is_no_scratch_place_for_the_program(pool: Pool) -> None:
+    code = ("import os\nfolder = os.environ['TORCHINDUCTOR_CACHE_DIR']\n"
+            "print(os.path.isdir(folder))\n"
+            "for attempt in (lambda: os.listdir(folder),\n"
+            "                lambda: open(os.path.join(folder, 'x'), 'w'),\n"
+            "                lambda: os.mkdir(os.path.join(folder, 'd'))):\n"
+            "    try:\n        attempt()\n        print('allowed')\n"
+            "    except OSError as error:\n        print(type(error).__name__)\n")
+    assert _run(pool, code)["stdout"] == "True\n" + "PermissionError\n" * 3
+
+
+def test_torch_compile_that_must_build_code_meets_the_wall_and_eager_backends_run(
+        pool: Pool) -> None:
+    compiled = ("import torch\nmodel = torch.compile(torch.nn.Linear(3, 2))\n"
+                "print(model(torch.ones(1, 3)).shape)\n")
+    with pytest.raises(ProgramError) as caught:
+        _run(pool, compiled)
+    assert caught.value.line == 3 and "Operation not permitted" in caught.value.message
+    eager = compiled.replace("Linear(3, 2))", "Linear(3, 2), backend='aot_eager')")
+    assert _run(pool, eager)["stdout"] == "torch.Size([1, 2])\n"

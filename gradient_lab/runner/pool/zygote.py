@@ -30,7 +30,7 @@ from math import ceil
 
 import gradient_lab
 from gradient_lab.runner.child import landlock, seccomp
-from gradient_lab.runner.child.environment import numeric_environment
+from gradient_lab.runner.child.environment import child_environment
 from gradient_lab.runner.child.lockin import Confinement, Walls
 from gradient_lab.runner.child.serve import Job, serve
 from gradient_lab.runner.pool import mounts
@@ -149,7 +149,7 @@ def confinement_of(config: ZygoteConfig) -> tuple[Confinement, dict[str, object]
         walls=config.walls, ruleset=ruleset, uid=user.pw_uid, gid=user.pw_gid,
         workdir=config.workdir, address_space=address_space,
         cpu_seconds=ceil(config.cpu_seconds) + 1, seccomp=program,
-        environment=numeric_environment(os.environ),
+        environment=child_environment(os.environ, config.workdir),
         gpu_memory=(config.memory_mb << 20) if config.cuda else None)
     walls_up = {"landlock": abi if ruleset is not None else 0, "seccomp": program is not None,
                 "user": config.user if root and config.walls.user else
