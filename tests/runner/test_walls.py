@@ -114,6 +114,7 @@ def test_a_child_runs_unprivileged_with_no_capabilities_and_only_the_labs_variab
     assert report["environment"] == child_environment(os.environ, walled._workdir), report
     assert not report["reads_root"] and not report["reads_proc"], report
     assert not report["cwd_readable"], report
+    assert report["reads_imports"], report  # the stdlib and torch, wherever they are installed
 
 
 def test_the_server_reports_every_wall_up(walled: Pool) -> None:
