@@ -56,13 +56,17 @@ def open_the_way(roots: Iterable[str], uid: int, gid: int) -> list[str]:
 
 def _no_way(closed: list[str], roots: list[str], uid: int, error: OSError) -> str:
     user = pwd.getpwuid(uid).pw_name
-    below = next(root for root in roots if root.startswith(closed[0].rstrip("/") + "/"))
-    return (f"the runner's children run as {user}, who may not enter {', '.join(closed)} "
-            f"(on the way to {below}), and this server cannot give them a view of it "
-            f"({error.strerror}: it needs CAP_SYS_ADMIN); its programs could import only "
-            f"what the runner preloaded. Install Python and the app where {user} can read "
-            f"them (the Docker image puts them under /usr/local), start the server with "
-            f"CAP_SYS_ADMIN, or start it as a user other than root")
+    below = sorted({root for root in roots for folder in closed
+                    if root.startswith(folder.rstrip("/") + "/")})
+    below = [root for root in below  # the highest of them name the rest
+             if not any(root.startswith(other.rstrip("/") + "/") for other in below)]
+    return (f"the runner's children run as {user}, who may not enter {' or '.join(closed)}, "
+            f"on the way to where Python and the app are installed ({', '.join(below)}), and "
+            f"without CAP_SYS_ADMIN ({error.strerror}) this server cannot open them a way: "
+            f"their programs could import only what the runner preloaded. Install Python and "
+            f"the app where {user} can read them (the Docker image has Python in /usr/local "
+            f"and the app in /opt/venv), start the server with CAP_SYS_ADMIN, or start it as "
+            f"a user other than root")
 
 
 def _closed_on_the_way(root: str, uid: int, gid: int) -> list[str]:
