@@ -114,7 +114,8 @@ class Zygote:
             hello = {}
         if "hello" not in hello:
             self._process.kill()
-            raise RuntimeError("the runner's zygote did not start (see its log above)")
+            raise RuntimeError(hello.get("refused") or
+                               "the runner's zygote did not start (see its log above)")
         ours.settimeout(None)
         self._channel = ours
         self.walls = hello["hello"]
