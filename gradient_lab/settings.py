@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tempfile
 from dataclasses import fields
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from gradient_lab.runner.limits import Limits
@@ -149,6 +150,21 @@ class Settings(BaseSettings):
         default=True,
         description="Compute the built-in lessons at start-up, on idle CPU, so that the first "
                     "student to open one gets a kept reply.")
+
+    # The HTTP edge: who the client is, which names reach the API, what one client may hold
+    # (gradient_lab/web/client.py, edge.py).
+    trusted_proxies: str = Field(
+        default="",
+        description="Reverse proxies whose X-Forwarded-For names the client, comma-separated "
+                    "addresses or networks (172.16.0.0/12); none: the peer is the client.")
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        for item in value.split(","):
+            if item.strip():
+                ipaddress.ip_network(item.strip(), strict=False)  # a ValueError names it
+        return value
 
     def kept_store_setting(self) -> str:
         """APP_KEPT_STORE, with its default worked out from the rooms' store."""
