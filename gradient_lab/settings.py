@@ -157,6 +157,13 @@ class Settings(BaseSettings):
         default="",
         description="Reverse proxies whose X-Forwarded-For names the client, comma-separated "
                     "addresses or networks (172.16.0.0/12); none: the peer is the client.")
+    room_starts_per_hour: int = Field(
+        default=10, gt=0, description="Class rooms one client may start in an hour; one more "
+                                      "gets a 429.")
+    room_unattended_minutes: float = Field(
+        default=10.0, gt=0,
+        description="When every room is taken, rooms whose teacher's page has not been open "
+                    "for this long end, to make room for a new one.")
 
     @field_validator("trusted_proxies")
     @classmethod

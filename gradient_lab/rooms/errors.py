@@ -54,6 +54,13 @@ class TooManyAttempts(AppError):
     type = "too_many_attempts"
 
 
+class TooManyRooms(AppError):
+    """Too many rooms started from one address within the hour: no one takes every room."""
+
+    status = 429
+    type = "too_many_rooms"
+
+
 class StoreUnavailable(AppError):
     """The room store (SQLite file or Redis) did not answer."""
 

@@ -144,7 +144,8 @@ def test_only_the_teacher_sees_answers_and_names_before_the_reveal(
         seen = Events(student, f"{here}/api/rooms/{code}/events")
         question = seen.until("room")[0]["question"]
         assert question == {"id": qid, "kind": "choice", "prompt": "room.q.first", "params": {},
-                            "choices": ["SGD", "Adam"], "revealed": False, "answer": None}
+                            "choices": ["SGD", "Adam"], "revealed": False, "answer": None,
+                            "low": None, "high": None}
         student.post(f"{there}/api/rooms/{code}/answer",
                      json={"student": sid, "question": qid, "value": "SGD"})
         crowd = lead.until("crowd", answered=1)[0]
