@@ -24,6 +24,7 @@ from gradient_lab.runner.pool.pool import Pool, PoolConfig
 from gradient_lab.settings import load_settings
 from gradient_lab.web.ahead import Ahead, compute_ahead
 from gradient_lab.web.deps import Runner
+from gradient_lab.web.edge import allowed_hosts
 from gradient_lab.web.middleware import GuardApi, RememberPageChoices
 from gradient_lab.web.routes import descent, graph, home, lessons, rooms, training
 
@@ -88,7 +89,8 @@ def create_app() -> FastAPI:
     app.add_middleware(RememberPageChoices)
     settings = load_settings()
     origins = frozenset(o.strip() for o in settings.allowed_origins.split(",") if o.strip())
-    app.add_middleware(GuardApi, request_bytes=settings.request_bytes, origins=origins)
+    app.add_middleware(GuardApi, request_bytes=settings.request_bytes, origins=origins,
+                       hosts=allowed_hosts(settings))
     app.include_router(graph.router)
     app.include_router(home.router)
     app.include_router(lessons.router)

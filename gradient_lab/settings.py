@@ -157,6 +157,11 @@ class Settings(BaseSettings):
         default="",
         description="Reverse proxies whose X-Forwarded-For names the client, comma-separated "
                     "addresses or networks (172.16.0.0/12); none: the peer is the client.")
+    allowed_hosts: str = Field(
+        default="",
+        description="Names besides this machine's by which browsers reach the API, "
+                    "comma-separated (lab.school.example); addresses and localhost always "
+                    "work, * allows any.")
     room_starts_per_hour: int = Field(
         default=10, gt=0, description="Class rooms one client may start in an hour; one more "
                                       "gets a 429.")

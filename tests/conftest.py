@@ -7,6 +7,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from gradient_lab.main import create_app
+from gradient_lab.settings import load_settings
 
 # Each test server keeps its replies in its own memory, so that what one test ran is never
 # another's (or another session's) kept reply; tests/kept/ and tests/browser hold the shared
@@ -15,6 +16,10 @@ os.environ.setdefault("APP_KEPT_STORE", "memory")
 # Nor does a test server compute the built-in lessons at start-up, unless a test asks it to
 # (tests/web/test_ahead.py): each would run some forty jobs for nothing.
 os.environ.setdefault("APP_COMPUTE_AHEAD", "false")
+# TestClient's requests name the server "testserver": one of its names, as an operator would
+# list a proxy's public name (gradient_lab/web/edge.py).
+os.environ.setdefault("APP_ALLOWED_HOSTS", "testserver")
+load_settings.cache_clear()  # importing gradient_lab.main read them before these lines
 
 
 @pytest.fixture(scope="session")
