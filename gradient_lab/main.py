@@ -90,7 +90,7 @@ def create_app() -> FastAPI:
     settings = load_settings()
     origins = frozenset(o.strip() for o in settings.allowed_origins.split(",") if o.strip())
     app.add_middleware(GuardApi, request_bytes=settings.request_bytes, origins=origins,
-                       hosts=allowed_hosts(settings))
+                       hosts=allowed_hosts(settings), body_seconds=settings.body_seconds)
     app.include_router(graph.router)
     app.include_router(home.router)
     app.include_router(lessons.router)

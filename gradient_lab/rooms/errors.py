@@ -61,6 +61,13 @@ class TooManyRooms(AppError):
     type = "too_many_rooms"
 
 
+class TooManyStreams(AppError):
+    """Too many screens following from one address, or on one room."""
+
+    status = 429
+    type = "too_many_streams"
+
+
 class StoreUnavailable(AppError):
     """The room store (SQLite file or Redis) did not answer."""
 

@@ -8,9 +8,10 @@ or replicas gets a few times the budget, which 40-bit codes and the room limit c
 from __future__ import annotations
 
 import math
-from collections import OrderedDict, deque
+from collections import Counter, OrderedDict, deque
+from collections.abc import Callable
 
-from gradient_lab.rooms.errors import TooManyAttempts, TooManyRooms
+from gradient_lab.rooms.errors import TooManyAttempts, TooManyRooms, TooManyStreams
 
 
 class Window:
@@ -88,3 +89,34 @@ class Starts:
 
     def add(self, client: str, limit: int, now: float) -> None:
         self.started.add(client, limit, now)
+
+
+class Streams:
+    """Event streams open in this process: at most so many per client, and per room."""
+
+    def __init__(self) -> None:
+        self._clients: Counter[str] = Counter()
+        self._rooms: Counter[str] = Counter()
+
+    def open(self, client: str, room: str, per_client: int,
+             per_room: int) -> Callable[[], None]:
+        """Count one more stream, or raise TooManyStreams; the call that lets it go."""
+        if self._clients[client] >= per_client:
+            raise TooManyStreams(f"this address already follows {per_client} class streams",
+                                 hint_key="hint.room_too_many_streams")
+        if self._rooms[room] >= per_room:
+            raise TooManyStreams(f"room {room} already has {per_room} screens following it",
+                                 hint_key="hint.room_too_many_streams")
+        self._clients[client] += 1
+        self._rooms[room] += 1
+        done = False
+
+        def close() -> None:
+            nonlocal done
+            if not done:
+                done = True
+                for counts, key in ((self._clients, client), (self._rooms, room)):
+                    counts[key] -= 1
+                    if not counts[key]:
+                        del counts[key]
+        return close

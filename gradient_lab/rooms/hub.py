@@ -45,6 +45,7 @@ class Watcher:
         self.code = code
         self.latest = snapshot
         self.ended = False
+        self.on_close: Callable[[], None] | None = None  # the stream caps' (guard.py)
         self._changed = asyncio.Event()
         self._changed.set()  # the first wait returns the room as it is now
 
@@ -59,6 +60,9 @@ class Watcher:
 
     def close(self) -> None:
         self.hub._drop(self)
+        if self.on_close is not None:
+            self.on_close()
+            self.on_close = None
 
     def _push(self, snapshot: Snapshot | None) -> None:
         if snapshot is None:

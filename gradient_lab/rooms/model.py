@@ -15,6 +15,7 @@ class Limits:
     message_bytes: int = 16384
     starts: int = 10  # rooms one client may start in an hour
     unattended_seconds: float = 600.0  # a full server takes back rooms unled for this long
+    streams_per_client: int = 64  # event streams one client holds open in this process
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,7 +18,7 @@ from gradient_lab.rooms.errors import (
     question_closed,
     room_not_found,
 )
-from gradient_lab.rooms.guard import Attempts, Starts
+from gradient_lab.rooms.guard import Attempts, Starts, Streams
 from gradient_lab.rooms.hub import Hub, Watcher
 from gradient_lab.rooms.model import Lead, Limits, Question
 from gradient_lab.rooms.questions import check_address, check_answer, check_question
@@ -48,6 +48,7 @@ class Rooms:
     hub: Hub
     attempts: Attempts = field(default_factory=Attempts)
     starts: Starts = field(default_factory=Starts)
+    streams: Streams = field(default_factory=Streams)
     clock: Callable[[], float] = time.time
 
     async def start(self, client: str, limits: Limits) -> Started:
@@ -114,11 +115,21 @@ class Rooms:
         await self._guarded(client, code, answer)  # only a student of the room gets past
         self.hub.nudge()
 
-    async def watch(self, code: str, client: str, teacher: bool, student: str | None) -> Watcher:
-        """A screen's watcher: while `client` is braked, only the teacher's or a student's."""
+    async def watch(self, code: str, client: str, teacher: bool, student: str | None,
+                    limits: Limits) -> Watcher:
+        """A screen's watcher: while `client` is braked, only the teacher's or a student's.
+        Raises TooManyStreams past the client's streams, or twice the room's students."""
         async def member() -> bool:
             return teacher or await self._is_student(code, student)
-        return await self._guarded(client, code, lambda: self.hub.watch(code), member=member)
+        let_go = self.streams.open(client, code, limits.streams_per_client, 2 * limits.students)
+        try:
+            watcher = await self._guarded(client, code, lambda: self.hub.watch(code),
+                                          member=member)
+        except BaseException:
+            let_go()
+            raise
+        watcher.on_close = let_go
+        return watcher
 
     async def _lead(self, code: str, token: str, lead: Lead, limits: Limits,
                     client: str) -> None:

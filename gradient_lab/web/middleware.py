@@ -6,6 +6,7 @@ streams.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 from urllib.parse import urlsplit
@@ -19,6 +20,7 @@ from gradient_lab.errors import (
     AppError,
     Forbidden,
     RequestInvalid,
+    Timeout,
     TooLarge,
     UnsupportedMediaType,
     envelope,
@@ -39,11 +41,12 @@ class GuardApi:
     """
 
     def __init__(self, app: ASGIApp, *, request_bytes: int, origins: frozenset[str],
-                 hosts: frozenset[str]) -> None:
+                 hosts: frozenset[str], body_seconds: float = 30.0) -> None:
         self.app = app
         self.request_bytes = request_bytes
         self.origins = origins
         self.hosts = hosts
+        self.body_seconds = body_seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or not scope["path"].startswith("/api/"):
@@ -61,7 +64,7 @@ class GuardApi:
             return
         try:
             self._check(headers)
-            body = await _read(receive, self.request_bytes)
+            body = await _read(receive, self.request_bytes, self.body_seconds)
             _check_text(body)
         except AppError as error:
             await _answer(send, error, headers)
@@ -93,8 +96,18 @@ class GuardApi:
             raise _too_large(self.request_bytes)
 
 
-async def _read(receive: Receive, limit: int) -> bytes:
-    """The whole body, refused as soon as it passes `limit` bytes (chunked ones too)."""
+async def _read(receive: Receive, limit: int, seconds: float) -> bytes:
+    """The whole body, refused as soon as it passes `limit` bytes (chunked ones too), or
+    `seconds` pass before it is in (a client that sends it a byte at a time)."""
+    try:
+        async with asyncio.timeout(seconds):
+            return await _read_within(receive, limit)
+    except TimeoutError:
+        raise Timeout(f"the request's body did not arrive within {seconds:g} s",
+                      hint_key="hint.request_invalid", repeatable=False) from None
+
+
+async def _read_within(receive: Receive, limit: int) -> bytes:
     chunks, size = [], 0
     while True:
         message = await receive()

@@ -46,7 +46,8 @@ async def get_limits(settings: Annotated[Settings, Depends(get_settings)]) -> Li
                   idle_seconds=settings.room_idle_minutes * 60,
                   message_bytes=settings.room_message_bytes,
                   starts=settings.room_starts_per_hour,
-                  unattended_seconds=settings.room_unattended_minutes * 60)
+                  unattended_seconds=settings.room_unattended_minutes * 60,
+                  streams_per_client=settings.room_streams_per_client)
 
 
 RoomsDep = Annotated[Rooms, Depends(get_rooms)]
@@ -133,7 +134,7 @@ async def events(code: str, request: Request, rooms: RoomsDep, limits: LimitsDep
     cookie does too)."""
     token = _token(request)
     teacher = await rooms.is_teacher(code, token, limits)
-    watcher = await rooms.watch(code, client, teacher, student)
+    watcher = await rooms.watch(code, client, teacher, student, limits)
     return _Events(watcher, _stream(rooms, watcher, token if teacher else "", limits))
 
 
