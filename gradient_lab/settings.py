@@ -173,6 +173,41 @@ class Settings(BaseSettings):
         default="",
         description="Reverse proxies whose X-Forwarded-For names the client, comma-separated "
                     "addresses or networks (172.16.0.0/12); none: the peer is the client.")
+    allowed_hosts: str = Field(
+        default="",
+        description="Names besides this machine's by which browsers reach the API, "
+                    "comma-separated (lab.school.example); addresses and localhost always "
+                    "work, * allows any.")
+    header_bytes: int = Field(
+        default=32768, gt=0,
+        description="Longest request line and headers a client may send, in bytes; longer "
+                    "ones get a 400.")
+    header_seconds: float = Field(
+        default=10.0, gt=0,
+        description="Seconds a connection has to send each request's line and headers; "
+                    "past them it is closed (a 408 if it had begun).")
+    body_seconds: float = Field(
+        default=30.0, gt=0,
+        description="Seconds a client has to send an API request's body; past them a 408.")
+    connections_max: int = Field(
+        default=4096, gt=0,
+        description="Connections one server process serves at once (and at most what its "
+                    "descriptor limit allows); past it a 503.")
+    connections_per_client: int = Field(
+        default=256, gt=0,
+        description="Connections one client address may hold open (a trusted proxy's are "
+                    "not counted); past it new ones are closed.")
+    room_streams_per_client: int = Field(
+        default=64, gt=0,
+        description="Class-mode event streams one client may hold open in a server process "
+                    "(a room holds at most twice its students); past it a 429.")
+    room_starts_per_hour: int = Field(
+        default=10, gt=0, description="Class rooms one client may start in an hour; one more "
+                                      "gets a 429.")
+    room_unattended_minutes: float = Field(
+        default=10.0, gt=0,
+        description="When every room is taken, rooms whose teacher's page has not been open "
+                    "for this long end, to make room for a new one.")
 
     @field_validator("trusted_proxies")
     @classmethod

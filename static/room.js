@@ -120,7 +120,7 @@ async function syncClock() {
 function connect() {
   syncClock();
   room.events?.close();
-  const events = new EventSource(`/api/rooms/${room.member.code}/events`);
+  const events = new EventSource(eventsPath());
   room.events = events;
   events.addEventListener("room", (e) => onRoom(JSON.parse(e.data)));
   events.addEventListener("crowd", (e) => { room.crowd = JSON.parse(e.data); render(); });
@@ -142,9 +142,16 @@ function connect() {
   render();
 }
 
+// A student's id goes with the stream: it gets past the server's brake on guessed codes, which
+// another student's typos behind the same address may have set off (the teacher's cookie does).
+function eventsPath() {
+  const { code, student } = room.member;
+  return `/api/rooms/${code}/events` + (student ? `?student=${encodeURIComponent(student)}` : "");
+}
+
 async function recheck(events) {
   if (room.events !== events) return;
-  const response = await fetch(`/api/rooms/${room.member.code}/events`).catch(() => null);
+  const response = await fetch(eventsPath()).catch(() => null);
   response?.body?.cancel();
   if (response?.status === 404) forget("room.gone");
   else setTimeout(() => { if (room.events === events) connect(); }, 2000);

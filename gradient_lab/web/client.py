@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import ipaddress
 from functools import lru_cache
+from typing import Annotated
 
+from fastapi import Depends
 from starlette.requests import HTTPConnection
 
-from gradient_lab.settings import Settings
+from gradient_lab.settings import Settings, get_settings
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
@@ -37,6 +39,14 @@ def client_of(request: HTTPConnection, settings: Settings) -> str:
         if not _within(address, trusted):
             break
     return str(address)
+
+
+async def get_client(request: HTTPConnection,
+                     settings: Annotated[Settings, Depends(get_settings)]) -> str:
+    return client_of(request, settings)
+
+
+ClientDep = Annotated[str, Depends(get_client)]
 
 
 @lru_cache(maxsize=8)

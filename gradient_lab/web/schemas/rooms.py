@@ -71,6 +71,10 @@ class Ask(_Request):
     where: str = Field("", max_length=200, pattern=r"^(/[A-Za-z0-9_./-]*)?$",
                        description="The path of the lab it is asked on (/descent): students "
                                    "are asked only while the teacher is there.")
+    low: float | None = Field(None, description="A number question's smallest answer "
+                                                "(default -1e15).")
+    high: float | None = Field(None, description="A number question's largest answer "
+                                                 "(default 1e15).")
 
 
 class Asked(BaseModel):
