@@ -50,7 +50,7 @@ HINTS: dict[str, Hint] = {
         "expected target dtype to be Long", "expected scalar type Long",
         "'indices' to have one of the following scalar types")),
     "hint.dtype_mismatch": Hint((RuntimeError, ValueError), (
-        "must have the same dtype", "expected scalar type", "should be the same",
+        "have the same dtype", "expected scalar type", "should be the same",
         "Found dtype", "can't be cast to the desired output type",
         "does not match weight dtype", "not implemented for 'Long'", "not implemented for 'Int'",
         "Input dtype must be either a floating point")),
