@@ -58,8 +58,9 @@ HINTS: dict[str, Hint] = {
                                      where=("cross_entropy", "nll_loss", "embedding")),
     "hint.shape_mismatch": Hint((RuntimeError, ValueError), (
         "must match the size", "cannot be multiplied", "shape mismatch",
-        "to match target batch_size", "must be the same as input size",
-        "Using a target size")),
+        "to match target batch_size", "must be the same as input size", "Using a target size",
+        "must be equal to input_size", "should also be 3-D", "Expected hidden",
+        "input to conv", "channels, but got")),
     "hint.scalar_backward": Hint(RuntimeError, (
         "grad can be implicitly created only for scalar outputs",)),
     # APIs of older PyTorch, Python 2 and NumPy 1, as old tutorials and answers still write them.
