@@ -7,7 +7,7 @@ its text where inspect.getsource finds a script's, and one thread for torch and 
 (the lab's thread count). No walls and no lab code: plain Python.
 
     python tests/corpus/plain.py tests/corpus/programs/some_program.py   # prints its output
-    python tests/corpus/plain.py --json FILES...   # {file: {stdout, error, line, seconds}}, for tests
+    python tests/corpus/plain.py --json FILES...   # {file: {stdout, error, line, seconds}}
 """
 
 from __future__ import annotations
