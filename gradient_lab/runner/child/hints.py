@@ -77,6 +77,8 @@ HINTS: dict[str, Hint] = {
     "hint.function_backward": Hint(RuntimeError, (
         "returned an incorrect number of gradients", "returned an invalid gradient")),
     "hint.none_attribute": Hint(AttributeError, ("'NoneType' object has no attribute",)),
+    "hint.tensor_attribute": Hint(AttributeError, (
+        "'Tensor' object has no attribute", "'Parameter' object has no attribute")),
     "hint.cuda_error": Hint(RuntimeError, ("CUDA error",)),
     # torch's C++ opening a file: not an OSError
     "hint.walled": Hint(Exception, ("Permission denied", "Operation not permitted")),
