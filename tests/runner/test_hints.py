@@ -16,7 +16,7 @@ import pytest
 from gradient_lab import i18n
 from gradient_lab.runner.child.hints import HINTS
 from gradient_lab.runner.child.program import run_program
-from tests.corpus.test_broken import PROGRAMS, hint_of
+from tests.corpus.test_broken import PROGRAMS, hint_of, skip_where_it_runs
 
 # Hints that no learner's program in the corpus meets, each with why and where it is tested.
 UNMET: dict[str, str] = {
@@ -29,6 +29,7 @@ UNMET: dict[str, str] = {
 
 @pytest.mark.parametrize("path", PROGRAMS, ids=lambda p: p.stem)
 def test_a_learners_broken_program_gets_the_hint_for_its_mistake(path: Path) -> None:
+    skip_where_it_runs(path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # old programs' deprecation warnings stay warnings
         error = run_program(path.read_text(encoding="utf-8"), program_bytes=10**6,

@@ -78,7 +78,8 @@ HINTS: dict[str, Hint] = {
         "returned an incorrect number of gradients", "returned an invalid gradient")),
     "hint.none_attribute": Hint(AttributeError, ("'NoneType' object has no attribute",)),
     "hint.method_not_called": Hint(AttributeError, (
-        "'builtin_function_or_method' object has no attribute", "'method' object has no attribute")),
+        "'builtin_function_or_method' object has no attribute",
+        "'method' object has no attribute")),
     "hint.tensor_attribute": Hint(AttributeError, (
         "'Tensor' object has no attribute", "'Parameter' object has no attribute")),
     "hint.cuda_error": Hint(RuntimeError, ("CUDA error",)),
