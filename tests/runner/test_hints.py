@@ -30,7 +30,6 @@ UNMET: dict[str, str] = {
     "hint.no_grad_fn": "the lab's example S6 only (tests/browser/test_graph_page.py)",
     "hint.indices_long": "no public program in the corpus yet",
     "hint.item_many": "no public program in the corpus yet",
-    "hint.none_attribute": "no public program in the corpus yet",
 }
 
 
@@ -62,7 +61,6 @@ WRITTEN_HERE: dict[str, str] = {
     "hint.indices_long": "import torch.nn.functional as F\n"
                          "F.cross_entropy(torch.randn(3, 5), torch.tensor([1., 0., 4.]))",
     "hint.item_many": "torch.ones(2).item()",
-    "hint.none_attribute": "w = torch.ones(2, requires_grad=True)\nw.grad.zero_()",
 }
 
 
