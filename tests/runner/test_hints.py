@@ -29,7 +29,6 @@ UNMET: dict[str, str] = {
     # No public learner's program found for these yet (issue 33): the next ones to look for.
     "hint.no_grad_fn": "the lab's example S6 only (tests/browser/test_graph_page.py)",
     "hint.indices_long": "no public program in the corpus yet",
-    "hint.item_many": "no public program in the corpus yet",
 }
 
 
@@ -60,7 +59,6 @@ WRITTEN_HERE: dict[str, str] = {
     "hint.no_grad_fn": "loss = torch.ones(2).sum()\nloss.backward()",
     "hint.indices_long": "import torch.nn.functional as F\n"
                          "F.cross_entropy(torch.randn(3, 5), torch.tensor([1., 0., 4.]))",
-    "hint.item_many": "torch.ones(2).item()",
 }
 
 
