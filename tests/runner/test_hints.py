@@ -26,6 +26,7 @@ UNMET: dict[str, str] = {
     "hint.vmap_control_flow": "a descent surface's formula (tests/descent/test_surfaces.py)",
     "hint.cuda_error": "only a GPU raises it (tests/web/test_graph_api.py, cuda marker)",
     "hint.walled": "the walls' refusals (tests/runner/test_hostile.py)",
+    "hint.compile": "torch.compile's default backend in the walls (tests/runner/test_script.py)",
     # No public learner's program found for these yet (issue 33): the next ones to look for.
     "hint.no_grad_fn": "the lab's example S6 only (tests/browser/test_graph_page.py)",
     "hint.indices_long": "no public program in the corpus yet",

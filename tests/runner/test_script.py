@@ -264,5 +264,6 @@ def test_torch_compile_that_must_build_code_meets_the_wall_and_eager_backends_ru
     with pytest.raises(ProgramError) as caught:
         _run(pool, compiled)
     assert caught.value.line == 3 and "Operation not permitted" in caught.value.message
+    assert caught.value.hint_key == "hint.compile"  # names torch.compile, not files
     eager = compiled.replace("Linear(3, 2))", "Linear(3, 2), backend='aot_eager')")
     assert _run(pool, eager)["stdout"] == "torch.Size([1, 2])\n"

@@ -85,6 +85,9 @@ HINTS: dict[str, Hint] = {
     "hint.tensor_attribute": Hint(AttributeError, (
         "'Tensor' object has no attribute", "'Parameter' object has no attribute")),
     "hint.cuda_error": Hint(RuntimeError, ("CUDA error",)),
+    # torch.compile's default backend writes and builds code, which the walls refuse.
+    "hint.compile": Hint(Exception, ("Permission denied", "Operation not permitted"),
+                         where=("compile_fx", "cpp_compiler_search", "write_atomic")),
     # torch's C++ opening a file: not an OSError
     "hint.walled": Hint(Exception, ("Permission denied", "Operation not permitted")),
 }
@@ -109,6 +112,8 @@ def from_exception(exc: BaseException, line: int | None) -> AppError:
 
 
 def _hint(exc: BaseException, text: str) -> str | None:
+    if _fits(HINTS["hint.compile"], exc, text):
+        return "hint.compile"  # a wall met inside torch.compile: the feature, not a file
     if isinstance(exc, OSError) and exc.errno in (errno.EPERM, errno.EACCES, errno.EROFS):
         return "hint.walled"  # the kernel's walls: no files, network or processes
     if isinstance(exc, ModuleNotFoundError):
