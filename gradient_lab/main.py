@@ -9,10 +9,11 @@ from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
+import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -148,9 +149,11 @@ class _CachedStaticFiles(StaticFiles):
 
 
 def _answer(request: Request, error: AppError,
-            headers: Mapping[str, str] | None = None) -> JSONResponse:
+            headers: Mapping[str, str] | None = None) -> Response:
     lang = i18n.pick_language(request.headers.get("accept-language"))
-    return JSONResponse(envelope(error, lang), status_code=error.status, headers=headers)
+    # orjson, in C: a failed program's partial graph can be megabytes of values.
+    return Response(orjson.dumps(envelope(error, lang)), status_code=error.status,
+                    headers=headers, media_type="application/json")
 
 
 # A refusal that is the server's load, not the request's: when to try again (the pages retry
@@ -158,14 +161,14 @@ def _answer(request: Request, error: AppError,
 _RETRY_AFTER_SECONDS = "2"
 
 
-async def _app_error(request: Request, exc: AppError) -> JSONResponse:
+async def _app_error(request: Request, exc: AppError) -> Response:
     headers = {"Retry-After": _RETRY_AFTER_SECONDS} if exc.status in (429, 503) else {}
     if exc.kept is not None:
         headers["X-Kept"] = exc.kept
     return _answer(request, exc, headers)
 
 
-async def _request_invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+async def _request_invalid(request: Request, exc: RequestValidationError) -> Response:
     problems = "; ".join(
         f"{'.'.join(str(part) for part in error['loc'])}: {error['msg']}"
         for error in exc.errors()
@@ -174,7 +177,7 @@ async def _request_invalid(request: Request, exc: RequestValidationError) -> JSO
                                            hint_key="hint.request_invalid"))
 
 
-async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
+async def _http_error(request: Request, exc: StarletteHTTPException) -> Response:
     if exc.status_code == 400 and isinstance(exc.__cause__, RecursionError):
         # FastAPI's json.loads gave up on a body nested past Python's recursion limit and
         # answered a bare 400; it is a malformed request, a 422.
@@ -186,7 +189,7 @@ async def _http_error(request: Request, exc: StarletteHTTPException) -> JSONResp
     return _answer(request, error, exc.headers)
 
 
-async def _internal(request: Request, exc: Exception) -> JSONResponse:
+async def _internal(request: Request, exc: Exception) -> Response:
     logger.error("unhandled error on %s %s", request.method, request.url.path, exc_info=exc)
     return _answer(request, HttpError(500, "internal", "Something went wrong on the server."))
 

@@ -25,6 +25,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import TypeVar
 
+import orjson
+
 from gradient_lab.errors import ERRORS, AppError
 from gradient_lab.kept.store import Entry, KeptStore, StoreFailed
 
@@ -240,7 +242,7 @@ async def open_keeper(setting: str, max_bytes: int) -> AsyncIterator[Keeper]:
 
 
 def _plain(error: AppError) -> bytes:
-    return json.dumps({**error.to_plain(), "partial": error.partial}).encode()
+    return orjson.dumps({**error.to_plain(), "partial": error.partial})
 
 
 def _error_of(text: bytes) -> AppError:

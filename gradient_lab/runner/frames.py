@@ -16,9 +16,11 @@ else has failed its own request, and nothing more.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import re
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -27,6 +29,8 @@ import orjson
 from gradient_lab.errors import ERRORS, AppError, RunnerFailed
 
 _HEADER_BYTES = 16 << 10
+_ON_THE_LOOP_BYTES = 256 << 10  # orjson parses this much in a few ms at worst
+_ONE_LARGE_PARSE = threading.Lock()
 _MESSAGE_CHARS = 4_000
 _HINT_KEY = re.compile(r"hint\.[a-z0-9_]{1,60}")
 
@@ -77,7 +81,8 @@ class FrameReader:
         self._too_large = too_large
         self._header: dict[str, object] | None = None
 
-    def feed(self, data: bytes) -> Iterator[Frame]:
+    def feed(self, data: bytes) -> Iterator[tuple[dict[str, object], bytes]]:
+        """Each whole frame's checked header and its body, not yet checked (`checked`)."""
         self._buffer += data
         while True:
             if self._header is None:
@@ -96,12 +101,26 @@ class FrameReader:
             body = bytes(self._buffer[:size])
             del self._buffer[:size]
             header, self._header = self._header, None
-            yield _frame(header, body)
+            yield header, body
 
     @property
     def pending(self) -> bool:
         """Bytes of an unfinished frame are waiting: the child stopped mid-reply."""
         return bool(self._buffer) or self._header is not None
+
+
+async def checked(header: dict[str, object], body: bytes) -> Frame:
+    """The frame, its body checked as JSON. A small body is parsed here; a large one on a
+    thread, one at a time: a body of millions of tiny values, within the byte limit, costs
+    seconds and a gigabyte to parse, which must neither stall the event loop nor add up."""
+    if len(body) <= _ON_THE_LOOP_BYTES:
+        return _frame(header, body)
+    return await asyncio.to_thread(_frame_alone, header, body)
+
+
+def _frame_alone(header: dict[str, object], body: bytes) -> Frame:
+    with _ONE_LARGE_PARSE:
+        return _frame(header, body)
 
 
 def _header(line: bytes, max_body: int, too_large: AppError) -> dict[str, object]:

@@ -4,9 +4,13 @@ clean 502 as garbage, never a 500 or an empty 200."""
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
 import pytest
 
 from gradient_lab.errors import RunnerFailed
+from gradient_lab.runner import frames
 from gradient_lab.runner.pool.pool import Pool
 from tests.runner.test_pool import _OPEN, REPLY_PIPE, _fails, _whole_again
 from tests.runner.test_pool import pool as pool  # noqa: F401 - the module's fixture
@@ -30,3 +34,32 @@ def test_an_empty_reply_is_a_502_not_an_empty_200(pool: Pool) -> None:  # noqa: 
                    RunnerFailed)
     assert error.status == 502 and "empty" in error.message
     _whole_again(pool)
+
+
+def test_a_reply_of_millions_of_tiny_values_is_checked_off_the_event_loop(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Within the byte limit, [[],[],...] costs seconds and a gigabyte to parse: the server's
+    # one event loop must not do it (every other request would wait), and a small reply,
+    # most of them, is not worth a thread.
+    parsed_on: list[tuple[int, str]] = []
+    check = frames._frame
+
+    def watched(header: dict[str, object], body: bytes) -> frames.Frame:
+        parsed_on.append((len(body), threading.current_thread().name))
+        return check(header, body)
+
+    monkeypatch.setattr(frames, "_frame", watched)
+    large = b"[" + b"[]," * 2_000_000 + b"[]]"
+    small = b'{"nodes": []}'
+    reader = frames.FrameReader(32 << 20, RunnerFailed("too large"))
+    stream = b"".join(b'{"kind": "data", "bytes": %d}\n%s' % (len(body), body)
+                      for body in (large, small))
+
+    async def read() -> list[bytes]:
+        return [(await frames.checked(header, body)).body for header, body in
+                reader.feed(stream)]
+
+    assert asyncio.run(read()) == [large, small]
+    loop_thread = threading.current_thread().name
+    assert [(size, thread == loop_thread) for size, thread in parsed_on] == \
+        [(len(large), False), (len(small), True)]

@@ -32,7 +32,7 @@ import orjson
 
 from gradient_lab.errors import AppError, Busy, ProgramError, RunnerFailed, Timeout, TooLarge
 from gradient_lab.runner.child.lockin import Walls
-from gradient_lab.runner.frames import Frame, FrameReader
+from gradient_lab.runner.frames import Frame, FrameReader, checked
 from gradient_lab.runner.pool.children import Child, Zygote
 from gradient_lab.runner.pool.places import Places, Ticket
 from gradient_lab.runner.pool.waiting import Waiter, wait
@@ -242,7 +242,8 @@ class Pool:
             data = await _read(child.reply_fd)  # the watch kills a child past its limits
             if not data:
                 break
-            for frame in reader.feed(data):
+            for header, body in reader.feed(data):
+                frame = await checked(header, body)
                 if frame.error is not None:
                     raise frame.error
                 if frame.end:
