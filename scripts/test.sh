@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
 # The one test command: lint, type-check, then pytest (arguments go to pytest).
+# --quick: the loop's tier, everything but the browser and corpus tests (CI runs them all).
 set -euo pipefail
+tier=()
+if [[ "${1:-}" == "--quick" ]]; then
+  tier=(-m "not browser and not corpus")
+  shift
+fi
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/_env.sh
 setup_env '.[test]'
@@ -38,4 +44,4 @@ mypy gradient_lab
 # The notebook's one script, inlined from the page's modules: a module it cannot inline fails
 # here, before the tests (a wheel's build runs the same step, hatch_build.py).
 python gradient_lab/notebook/bundle.py --check
-pytest "$@"
+pytest "${tier[@]}" "$@"

@@ -28,7 +28,8 @@ from gradient_lab import i18n
 from gradient_lab.main import create_app
 from gradient_lab.settings import load_settings
 
-pytestmark = pytest.mark.timeout(600)  # the first test runs every program, both ways
+# The first test runs every program, both ways; scripts/test.sh --quick leaves this tier out.
+pytestmark = [pytest.mark.timeout(600), pytest.mark.corpus]
 HERE = Path(__file__).resolve().parent
 BROKEN = HERE / "broken"
 PROGRAMS = sorted(BROKEN.glob("*.py"))

@@ -28,7 +28,8 @@ from gradient_lab.main import create_app
 from gradient_lab.runner.child.workers import NOTE
 from gradient_lab.settings import load_settings
 
-pytestmark = pytest.mark.timeout(900)  # the first test runs every program, both ways
+# The first test runs every program, both ways; scripts/test.sh --quick leaves this tier out.
+pytestmark = [pytest.mark.timeout(900), pytest.mark.corpus]
 HERE = Path(__file__).resolve().parent
 PROGRAMS = sorted((HERE / "programs").glob("*.py"))
 _ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
