@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import orjson
+
 from gradient_lab import i18n
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -35,7 +37,8 @@ class AppError(Exception):
         if repeatable is not None:  # only ever to say no: a kind that is never kept stays so
             self.repeatable = repeatable and type(self).repeatable
         # What a failed program built before its error, as plain data: the graph lab draws it.
-        self.partial: dict[str, object] | None = None
+        # What a failed program built: a dict, or (from a child) its checked JSON as it came.
+        self.partial: dict[str, object] | orjson.Fragment | None = None
         self.kept: str | None = None  # how a reply came: "ran", "shared" or "hit" (X-Kept)
 
     def to_plain(self) -> dict[str, object]:

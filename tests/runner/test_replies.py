@@ -5,11 +5,12 @@ clean 502 as garbage, never a 500 or an empty 200."""
 from __future__ import annotations
 
 import asyncio
-import threading
+from collections.abc import Callable
+from concurrent.futures import Executor, Future
 
 import pytest
 
-from gradient_lab.errors import RunnerFailed
+from gradient_lab.errors import RunnerFailed, TooLarge
 from gradient_lab.runner import frames
 from gradient_lab.runner.pool.pool import Pool
 from tests.runner.test_pool import _OPEN, REPLY_PIPE, _fails, _whole_again
@@ -36,30 +37,40 @@ def test_an_empty_reply_is_a_502_not_an_empty_200(pool: Pool) -> None:  # noqa: 
     _whole_again(pool)
 
 
-def test_a_reply_of_millions_of_tiny_values_is_checked_off_the_event_loop(
+def test_a_reply_of_many_tiny_values_is_checked_in_another_process(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # Within the byte limit, [[],[],...] costs seconds and a gigabyte to parse: the server's
-    # one event loop must not do it (every other request would wait), and a small reply,
-    # most of them, is not worth a thread.
-    parsed_on: list[tuple[int, str]] = []
-    check = frames._frame
+    # [[],[],...] costs the parser most for its bytes (tens of ms here for this one): the server's
+    # one event loop must not do it (every other request would wait), nor its threads (the
+    # parser holds the GIL); a small reply, most of them, is checked where it is.
+    sent_away: list[int] = []
+    checker = frames._checker()
 
-    def watched(header: dict[str, object], body: bytes) -> frames.Frame:
-        parsed_on.append((len(body), threading.current_thread().name))
-        return check(header, body)
+    class Recording(Executor):
+        def submit(self, fn: Callable[..., object], /, *args: object,
+                   **kwargs: object) -> Future[object]:
+            sent_away.append(len(args[0]))  # type: ignore[arg-type]
+            return checker.submit(fn, *args, **kwargs)
 
-    monkeypatch.setattr(frames, "_frame", watched)
-    large = b"[" + b"[]," * 2_000_000 + b"[]]"
+    monkeypatch.setattr(frames, "_checker", Recording)
+    large = b"[" + b"[]," * 60_000 + b"[]]"
     small = b'{"nodes": []}'
-    reader = frames.FrameReader(32 << 20, RunnerFailed("too large"))
     stream = b"".join(b'{"kind": "data", "bytes": %d}\n%s' % (len(body), body)
-                      for body in (large, small))
+                      for body in (large, small, large[:-1]))
 
     async def read() -> list[bytes]:
+        reader = frames.FrameReader(32 << 20, RunnerFailed("too large"))
         return [(await frames.checked(header, body)).body for header, body in
                 reader.feed(stream)]
 
-    assert asyncio.run(read()) == [large, small]
-    loop_thread = threading.current_thread().name
-    assert [(size, thread == loop_thread) for size, thread in parsed_on] == \
-        [(len(large), False), (len(small), True)]
+    with pytest.raises(RunnerFailed, match="not JSON"):  # the third, cut short
+        asyncio.run(read())
+    assert sent_away == [len(large), len(large) - 1]  # the small one was checked here
+
+
+def test_a_reply_of_more_values_than_any_lesson_holds_is_refused_uncounted_by_a_parser(
+        ) -> None:
+    reader = frames.FrameReader(32 << 20, RunnerFailed("too large"))
+    body = b"[" + b"[]," * 2_000_000 + b"[]]"  # 6 MB, two seconds and a gigabyte to parse
+    ((header, checked),) = reader.feed(b'{"kind": "data", "bytes": %d}\n%s' % (len(body), body))
+    with pytest.raises(TooLarge, match="more than 200,000 values"):
+        asyncio.run(frames.checked(header, checked))
