@@ -87,6 +87,9 @@ def _say_how_it_started(host: str, port: int, pool: Pool) -> None:
     here, *lan = urls(host, port)
     logger.info("Open %s on this machine%s", here,
                 f"; a class on the same network opens {' or '.join(lan)}" if lan else "")
+    if not lan and host in ("0.0.0.0", "::"):
+        logger.warning("Listening on every address, but this machine has none that another "
+                       "machine can reach: join a network for a class to open the lab")
 
 
 def _device(setting: str) -> str:
