@@ -22,7 +22,7 @@ from gradient_lab.kept import open_keeper
 from gradient_lab.lan import urls
 from gradient_lab.rooms.service import open_rooms
 from gradient_lab.runner.pool.pool import Pool, PoolConfig
-from gradient_lab.settings import Settings, load_settings
+from gradient_lab.settings import Settings, SettingsError, load_settings
 from gradient_lab.web import metrics
 from gradient_lab.web.ahead import Ahead, compute_ahead
 from gradient_lab.web.deps import Runner
@@ -190,4 +190,7 @@ async def _internal(request: Request, exc: Exception) -> JSONResponse:
     return _answer(request, HttpError(500, "internal", "Something went wrong on the server."))
 
 
-app = create_app()
+try:
+    app = create_app()
+except SettingsError as error:  # `uvicorn gradient_lab.main:app`, not gradient-lab: the
+    raise SystemExit(str(error)) from None  # same one sentence, and no traceback
