@@ -174,3 +174,17 @@ def test_the_wheel_carries_the_notebooks_script_built_from_its_modules(fresh: Pa
     assert report["script"] == build(ROOT / "static")  # what hatch_build.py put in the wheel
     assert "loss (PowBackward0) → Mul (MulBackward0) → a (AccumulateGrad)" in \
         report["plain"]
+
+
+def test_the_wheel_carries_the_licences_its_own_and_the_vendored_libraries(fresh: Path) -> None:
+    import zipfile
+
+    wheel = next((fresh.parent.parent / "dist").glob("gradient_lab-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names), names
+    metadata = next(name for name in names if name.endswith(".dist-info/METADATA"))
+    assert "License-Expression: MIT" in zipfile.ZipFile(wheel).read(metadata).decode()
+    for library in ("swagger-ui/LICENSE", "swagger-ui/NOTICE", "redoc/LICENSE",
+                    "codemirror/LICENSE", "dagre/LICENSE"):
+        assert f"gradient_lab/static/vendor/{library}" in names, library
+    assert not any("axe" in name for name in names)  # the tests' own, never the app's
