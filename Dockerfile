@@ -55,6 +55,10 @@ ENV PATH=/opt/venv/bin:$PATH \
     APP_HOST=0.0.0.0 \
     APP_PORT=8000
 
+# Connections: the server raises its descriptor limit from the soft to the hard one at start and
+# serves at most APP_CONNECTIONS_MAX within it (gradient_lab/web/edge.py). Docker's and podman's
+# hard limit (524288 or more) is plenty; where a runtime sets less, run with
+# `--ulimit nofile=65536:65536`.
 USER lab
 EXPOSE 8000
 # urllib rather than curl, which the slim image lacks. urlopen raises on any status but 2xx.

@@ -92,16 +92,11 @@ def _run_uvicorn(settings: Settings) -> None:
     import uvicorn
 
     from gradient_lab.logs import uvicorn_log_config
+    from gradient_lab.web.edge import uvicorn_options
 
-    uvicorn.run("gradient_lab.main:app", host=settings.host, port=settings.port,
-                workers=settings.workers, log_config=uvicorn_log_config(settings),
-                **_uvicorn_options(settings))
-
-
-def _uvicorn_options(settings: Settings) -> dict[str, Any]:
-    """uvicorn's limits at the HTTP edge (timeouts, connections): issue 26 brings them, as
-    gradient_lab/web/edge.py's uvicorn_options(settings)."""
-    return {}
+    # host, port, workers and the HTTP edge's limits (timeouts, sizes, connections).
+    uvicorn.run("gradient_lab.main:app", log_config=uvicorn_log_config(settings),
+                **uvicorn_options(settings))
 
 
 def check(json_output: bool = False) -> int:

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 from gradient_lab import i18n
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class AppError(Exception):
@@ -22,6 +26,8 @@ class AppError(Exception):
         hint_key: str | None = None,
         repeatable: bool | None = None,
     ) -> None:
+        # Half a surrogate pair (a program's own text) as U+FFFD: no writer of UTF-8 takes it.
+        message = _SURROGATE.sub("\ufffd", message)
         super().__init__(message)
         self.message = message
         self.line = line
@@ -93,6 +99,14 @@ class Busy(AppError):
 
     status = 503
     type = "busy"
+    repeatable = False
+
+
+class TooMany(AppError):
+    """One client has as many programs in flight as it may: the next waits for one to end."""
+
+    status = 429
+    type = "too_many_programs"
     repeatable = False
 
 

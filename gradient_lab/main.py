@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -26,6 +27,7 @@ from gradient_lab.settings import Settings, SettingsError, load_settings
 from gradient_lab.web import metrics
 from gradient_lab.web.ahead import Ahead, compute_ahead
 from gradient_lab.web.deps import Runner
+from gradient_lab.web.edge import allowed_hosts
 from gradient_lab.web.middleware import GuardApi, RememberPageChoices
 from gradient_lab.web.routes import descent, docs, graph, health, home, lessons, rooms, training
 
@@ -41,6 +43,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     pool = Pool(pool_config(settings))
     pool.start()
     app.state.pool = pool
+    app.state.programs = Counter()  # learners' runs in flight, by client (web/deps.py)
     _say_how_it_started(settings.host, settings.port, pool)
     try:
         async with open_rooms(settings.room_store) as app.state.rooms, \
@@ -122,7 +125,8 @@ def create_app() -> FastAPI:
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=1)
     app.add_middleware(RememberPageChoices)
     origins = frozenset(o.strip() for o in settings.allowed_origins.split(",") if o.strip())
-    app.add_middleware(GuardApi, request_bytes=settings.request_bytes, origins=origins)
+    app.add_middleware(GuardApi, request_bytes=settings.request_bytes, origins=origins,
+                       hosts=allowed_hosts(settings), body_seconds=settings.body_seconds)
     metrics.instrument(app)  # outermost: it counts what GuardApi refuses too
     app.include_router(graph.router)
     app.include_router(health.router)

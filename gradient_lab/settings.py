@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tempfile
 from dataclasses import fields
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import Field, ValidationError
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from gradient_lab.runner.limits import Limits
@@ -47,6 +48,10 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="Address the web server listens on.")
     port: int = Field(default=8000, ge=0, le=65535, description="Port the web server listens on.")
     workers: int = Field(default=1, ge=1, description="Uvicorn processes that serve HTTP.")
+    public_url: str = Field(
+        default="", description="The address students open to join a class (e.g. "
+                                "http://192.168.1.20:8000), where the server cannot tell it: "
+                                "in a container, or behind a proxy whose name it does not see.")
     device: Literal["auto", "cpu", "cuda"] = Field(
         default="auto",
         description="Where tensors live: auto (CUDA when available, else CPU), cpu or cuda.")
@@ -63,6 +68,11 @@ class Settings(BaseSettings):
         default=4, ge=1,
         description="Children forked and walled in ahead of time, waiting for a program "
                     "(each holds a CUDA context on a GPU).")
+    client_programs: int = Field(
+        default=3, ge=1,
+        description="Learners' programs one client (an address, or the real client behind "
+                    "APP_TRUSTED_PROXIES) may have running or waiting at once; past it, 429. "
+                    "A class following its teacher shares one run and counts once.")
     runner_jobs: int = Field(
         default_factory=lambda: max(2, _cpus()), ge=1,
         description="Programs that run at once at full priority; more wait in line.")
@@ -156,6 +166,56 @@ class Settings(BaseSettings):
         default=True,
         description="Compute the built-in lessons at start-up, on idle CPU, so that the first "
                     "student to open one gets a kept reply.")
+
+    # The HTTP edge: who the client is, which names reach the API, what one client may hold
+    # (gradient_lab/web/client.py, edge.py).
+    trusted_proxies: str = Field(
+        default="",
+        description="Reverse proxies whose X-Forwarded-For names the client, comma-separated "
+                    "addresses or networks (172.16.0.0/12); none: the peer is the client.")
+    allowed_hosts: str = Field(
+        default="",
+        description="Names besides this machine's by which browsers reach the API, "
+                    "comma-separated (lab.school.example); addresses and localhost always "
+                    "work, * allows any.")
+    header_bytes: int = Field(
+        default=32768, gt=0,
+        description="Longest request line and headers a client may send, in bytes; longer "
+                    "ones get a 400.")
+    header_seconds: float = Field(
+        default=10.0, gt=0,
+        description="Seconds a connection has to send each request's line and headers; "
+                    "past them it is closed (a 408 if it had begun).")
+    body_seconds: float = Field(
+        default=30.0, gt=0,
+        description="Seconds a client has to send an API request's body; past them a 408.")
+    connections_max: int = Field(
+        default=4096, gt=0,
+        description="Connections one server process serves at once (and at most what its "
+                    "descriptor limit allows); past it a 503.")
+    connections_per_client: int = Field(
+        default=256, gt=0,
+        description="Connections one client address may hold open (a trusted proxy's are "
+                    "not counted); past it new ones are closed.")
+    room_streams_per_client: int = Field(
+        default=64, gt=0,
+        description="Class-mode event streams one client may hold open in a server process "
+                    "(a room holds at most twice its students); past it a 429.")
+    room_starts_per_hour: int = Field(
+        default=10, gt=0, description="Class rooms one client may start in an hour; one more "
+                                      "gets a 429.")
+    room_unattended_minutes: float = Field(
+        default=10.0, gt=0,
+        description="When every room is taken, rooms whose teacher's page has not been open "
+                    "for this long end, to make room for a new one.")
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: str) -> str:
+        for item in value.split(","):
+            if item.strip():
+                ipaddress.ip_network(item.strip(), strict=False)  # a ValueError names it
+        return value
 
     def kept_store_setting(self) -> str:
         """APP_KEPT_STORE, with its default worked out from the rooms' store."""

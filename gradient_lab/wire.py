@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from collections.abc import Collection
 from typing import Any
 
@@ -35,9 +36,18 @@ def dumps(value: object, float32: Collection[str] = ()) -> bytes:
     prepared = _prepare(value, frozenset(float32)) if float32 else value
     try:
         return orjson.dumps(prepared, option=orjson.OPT_SERIALIZE_NUMPY)
-    except orjson.JSONEncodeError:  # an int past 64 bits (a program's own number): rare
-        return json.dumps(_prepare(value, frozenset(float32)), default=_plain,
-                          ensure_ascii=False, separators=(",", ":")).encode()
+    except orjson.JSONEncodeError:  # an int past 64 bits, or half a surrogate pair: rare
+        return mend(json.dumps(_prepare(value, frozenset(float32)), default=_plain,
+                               ensure_ascii=False, separators=(",", ":"))).encode()
+
+
+# Half a UTF-16 surrogate pair (a program's print("\\ud800")): Python holds it, UTF-8 cannot.
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def mend(text: str) -> str:
+    """`text` with each half of a surrogate pair as U+FFFD, the character for one unknown."""
+    return _SURROGATE.sub("\ufffd", text)
 
 
 def _plain(value: object) -> object:

@@ -10,6 +10,9 @@ os.environ.setdefault("APP_KEPT_STORE", "memory")
 # Nor does a test server compute the built-in lessons at start-up, unless a test asks it to
 # (tests/web/test_ahead.py): each would run some forty jobs for nothing.
 os.environ.setdefault("APP_COMPUTE_AHEAD", "false")
+# TestClient's requests name the server "testserver": one of its names, as an operator would
+# list a proxy's public name (gradient_lab/web/edge.py).
+os.environ.setdefault("APP_ALLOWED_HOSTS", "testserver")
 # Set before gradient_lab.main is imported: it builds an app, which reads the settings once.
 
 import pytest  # noqa: E402

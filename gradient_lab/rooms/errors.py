@@ -54,6 +54,20 @@ class TooManyAttempts(AppError):
     type = "too_many_attempts"
 
 
+class TooManyRooms(AppError):
+    """Too many rooms started from one address within the hour: no one takes every room."""
+
+    status = 429
+    type = "too_many_rooms"
+
+
+class TooManyStreams(AppError):
+    """Too many screens following from one address, or on one room."""
+
+    status = 429
+    type = "too_many_streams"
+
+
 class StoreUnavailable(AppError):
     """The room store (SQLite file or Redis) did not answer."""
 

@@ -14,7 +14,7 @@ import json
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from gradient_lab.errors import AppError
 from gradient_lab.rooms.errors import room_not_found
@@ -45,6 +45,7 @@ class Watcher:
         self.code = code
         self.latest = snapshot
         self.ended = False
+        self.on_close: Callable[[], None] | None = None  # the stream caps' (guard.py)
         self._changed = asyncio.Event()
         self._changed.set()  # the first wait returns the room as it is now
 
@@ -59,6 +60,9 @@ class Watcher:
 
     def close(self) -> None:
         self.hub._drop(self)
+        if self.on_close is not None:
+            self.on_close()
+            self.on_close = None
 
     def _push(self, snapshot: Snapshot | None) -> None:
         if snapshot is None:
@@ -144,7 +148,13 @@ class Hub:
             stamp = stamps.get(code)
             if latest is None or stamp == latest.stamp:
                 continue
-            snapshot = None if stamp is None else await self._load(code)
+            try:
+                snapshot = None if stamp is None else await self._load(code)
+            except AppError:
+                raise  # the store is down: for every room alike
+            except Exception:  # this room's bug: the rooms after it are still refreshed
+                logger.exception("rooms: reading room %s failed", code)
+                continue
             for watcher in list(self._watchers.get(code, ())):
                 watcher._push(snapshot)
             if snapshot is None:  # ended or expired: its screens are told, and let go
@@ -157,9 +167,14 @@ class Hub:
         room = await self.store.get(code, self.clock())
         if room is None:
             return None
+        try:
+            crowds = crowd_view(room, teacher=False), crowd_view(room, teacher=True)
+        except Exception:  # a tally this code cannot draw: the room goes on without it
+            logger.exception("rooms: the tally of room %s failed", code)
+            untallied = replace(room, question=None)
+            crowds = crowd_view(untallied, teacher=False), crowd_view(untallied, teacher=True)
         return Snapshot((room.version, room.crowd), _json(room_view(room)),
-                        _json(crowd_view(room, teacher=False)),
-                        _json(crowd_view(room, teacher=True)))
+                        _json(crowds[0]), _json(crowds[1]))
 
 
 def _json(value: object) -> bytes:

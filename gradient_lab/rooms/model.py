@@ -13,6 +13,9 @@ class Limits:
     students: int = 200
     idle_seconds: float = 3600.0
     message_bytes: int = 16384
+    starts: int = 10  # rooms one client may start in an hour
+    unattended_seconds: float = 600.0  # a full server takes back rooms unled for this long
+    streams_per_client: int = 64  # event streams one client holds open in this process
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,9 @@ class Question:
     answer: str  # the true value, as its canonical text: hidden until revealed
     revealed: bool = False
     where: str = ""  # the lab it was asked on (its page's path): shown only there
+    # A number question's answers lie within [low, high] (questions.py sets them).
+    low: float | None = None
+    high: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,6 +24,9 @@ PROMPTS: dict[str, tuple[str, ...]] = {
 KINDS = ("number", "choice", "yesno")
 YES_NO = ("yes", "no")
 BINS = 8  # a number question's histogram: one bar per value up to this many, else this many bins
+# The largest size a number question's answers (its true one too) may have: far past any
+# gradient a lesson shows, and far enough inside a float's range that the tally stays finite.
+LARGEST = 1e15
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,20 +66,41 @@ def check_question(question: Question, limit: int) -> Question:
     if question.kind == "number" and choices:
         raise RequestInvalid("a number question has no choices", hint_key="hint.room_question")
     canonical = replace(question, choices=tuple(choices))
+    if question.kind == "number":
+        canonical = replace(canonical, low=None, high=None)
+        truth = float(check_answer(canonical, question.answer))
+        low, high = _range(truth, question.low, question.high)
+        canonical = replace(canonical, low=low, high=high)
+    elif question.low is not None or question.high is not None:
+        raise RequestInvalid("only a number question has a range", hint_key="hint.room_question")
     return replace(canonical, answer=check_answer(canonical, question.answer))
 
 
+def _range(truth: float, low: float | None, high: float | None) -> tuple[float, float]:
+    """A number question's range: the page's, or by default ±LARGEST (never one drawn from
+    the true answer, whose size it would tell). It holds the true answer."""
+    low = -LARGEST if low is None else low
+    high = LARGEST if high is None else high
+    if not (-LARGEST <= low < high <= LARGEST) or not low <= truth <= high:
+        raise RequestInvalid(f"a number question's range must hold its answer {truth:g}, "
+                             f"within ±{LARGEST:g}, not {low:g} to {high:g}",
+                             hint_key="hint.room_question")
+    return low, high
+
+
 def check_answer(question: Question, value: str) -> str:
-    """`value` as the question's canonical answer text: a finite number ("14.0"), or one of
-    its choices."""
+    """`value` as the question's canonical answer text: a number within the question's range
+    ("14.0"), or one of its choices."""
     if question.kind == "number":
         try:
             number = float(value)
         except ValueError:
             number = math.nan
-        if not math.isfinite(number):
-            raise RequestInvalid(f"the answer must be a finite number, not {value[:40]!r}",
-                                 hint_key="hint.room_answer")
+        low = -LARGEST if question.low is None else question.low
+        high = LARGEST if question.high is None else question.high
+        if not low <= number <= high:  # NaN too
+            raise RequestInvalid(f"the answer must be a number from {low:g} to {high:g}, "
+                                 f"not {value[:40]!r}", hint_key="hint.room_answer")
         return repr(number)
     if value not in question.choices:
         raise RequestInvalid(f"the answer must be one of {list(question.choices)}",
@@ -105,12 +129,14 @@ def tally(question: Question, answers: Iterable[str]) -> list[Bar]:
         each = Counter(numbers)
         return [Bar(_fmt(x), each[x], _right(question, repr(x))) for x in distinct]
     low, high = distinct[0], distinct[-1]
-    width = (high - low) / BINS
-    counts = Counter(min(int((x - low) / width), BINS - 1) for x in numbers)
+    # In halves: high - low itself may pass the largest float (answers stored before ranges).
+    half = high / 2 - low / 2
+    counts = Counter(min(int((x / 2 - low / 2) / half * BINS), BINS - 1) for x in numbers)
     truth = float(question.answer)
+    edges = [low * (1 - i / BINS) + high * (i / BINS) for i in range(BINS)] + [high]
     bars = []
     for i in range(BINS):
-        start, end = low + i * width, low + (i + 1) * width
+        start, end = edges[i], edges[i + 1]
         inside = start <= truth < end or (i == BINS - 1 and truth == end)
         bars.append(Bar(f"{_fmt(start)} – {_fmt(end)}", counts[i],
                         inside if question.revealed else None))

@@ -36,10 +36,21 @@ end
 _CREATE = _COMMON + """
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', ARGV[2])
 if live() then return 'taken' end
-if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[6]) then return 'full' end
+if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[6]) then
+  -- full: take back the rooms no teacher has led since ARGV[8] (ARGV[7]: the keys' prefix)
+  for _, code in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do
+    local room = ARGV[7] .. 'room:' .. code
+    local led = redis.call('HGET', room, 'led')
+    if not led or tonumber(led) <= tonumber(ARGV[8]) then
+      redis.call('DEL', room, room .. ':students', room .. ':answers')
+      redis.call('ZREM', KEYS[4], code)
+    end
+  end
+  if redis.call('ZCARD', KEYS[4]) >= tonumber(ARGV[6]) then return 'full' end
+end
 redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
 redis.call('HSET', KEYS[1], 'token', ARGV[5], 'address', '', 'question', '', 'qid', '',
-           'revealed', '0', 'version', 1, 'crowd', 0, 'seq', 0)
+           'revealed', '0', 'version', 1, 'crowd', 0, 'seq', 0, 'led', ARGV[2])
 touch()
 return 'ok'
 """
@@ -77,6 +88,7 @@ if ARGV[6] == '1' then
   redis.call('ZREM', KEYS[4], ARGV[1])
   return 'ok'
 end
+redis.call('HSET', KEYS[1], 'led', ARGV[2])
 local version, crowd = 0, 0
 if ARGV[7] == '1' then redis.call('HSET', KEYS[1], 'address', ARGV[8]); version = 1 end
 if ARGV[9] ~= '' then
@@ -116,7 +128,8 @@ class RedisStore:
             ("answer", _ANSWER))}
 
     async def create(self, code: str, token_hash: str, now: float, limits: Limits) -> bool:
-        said = await self._script("create", code, now, limits, token_hash, limits.rooms)
+        said = await self._script("create", code, now, limits, token_hash, limits.rooms,
+                                  self.prefix, now - limits.unattended_seconds)
         if said == "full":
             raise errors.rooms_full(limits.rooms)
         return bool(said == "ok")

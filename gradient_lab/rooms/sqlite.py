@@ -25,7 +25,8 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rooms (
     code TEXT PRIMARY KEY, token_hash TEXT NOT NULL, address TEXT NOT NULL DEFAULT '',
     question TEXT, revealed INTEGER NOT NULL DEFAULT 0,
-    version INTEGER NOT NULL DEFAULT 1, crowd INTEGER NOT NULL DEFAULT 0, expires REAL NOT NULL);
+    version INTEGER NOT NULL DEFAULT 1, crowd INTEGER NOT NULL DEFAULT 0, expires REAL NOT NULL,
+    led REAL NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS rooms_expires ON rooms (expires);
 CREATE TABLE IF NOT EXISTS students (
     code TEXT NOT NULL REFERENCES rooms ON DELETE CASCADE, id TEXT NOT NULL,
@@ -45,11 +46,14 @@ class SqliteStore:
     async def create(self, code: str, token_hash: str, now: float, limits: Limits) -> bool:
         def create(db: sqlite3.Connection) -> bool:
             db.execute("DELETE FROM rooms WHERE expires <= ?", (now,))
-            if db.execute("SELECT count(*) FROM rooms").fetchone()[0] >= limits.rooms:
-                raise errors.rooms_full(limits.rooms)
+            if _count(db) >= limits.rooms:  # full: take back the rooms no teacher leads
+                db.execute("DELETE FROM rooms WHERE led <= ?",
+                           (now - limits.unattended_seconds,))
+                if _count(db) >= limits.rooms:
+                    raise errors.rooms_full(limits.rooms)
             inserted = db.execute(
-                "INSERT INTO rooms (code, token_hash, expires) VALUES (?, ?, ?) "
-                "ON CONFLICT DO NOTHING", (code, token_hash, now + limits.idle_seconds))
+                "INSERT INTO rooms (code, token_hash, expires, led) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT DO NOTHING", (code, token_hash, now + limits.idle_seconds, now))
             return inserted.rowcount == 1
         return await self._write(create)
 
@@ -89,6 +93,7 @@ class SqliteStore:
             if lead.end:
                 db.execute("DELETE FROM rooms WHERE code = ?", (code,))
                 return
+            db.execute("UPDATE rooms SET led = ? WHERE code = ?", (now, code))
             version = crowd = False
             if lead.address is not None:
                 db.execute("UPDATE rooms SET address = ? WHERE code = ?", (lead.address, code))
@@ -193,8 +198,15 @@ class SqliteStore:
             db.execute("PRAGMA synchronous = NORMAL")  # WAL: durable but for the last commits
             db.execute("PRAGMA foreign_keys = ON")
             db.executescript(_SCHEMA)
+            if "led" not in {row["name"] for row in db.execute("PRAGMA table_info(rooms)")}:
+                db.execute("ALTER TABLE rooms ADD COLUMN led REAL NOT NULL DEFAULT 0")
             self._db = db
         return self._db
+
+
+def _count(db: sqlite3.Connection) -> int:
+    count: int = db.execute("SELECT count(*) FROM rooms").fetchone()[0]
+    return count
 
 
 def _live(db: sqlite3.Connection, code: str, now: float) -> Any:

@@ -16,7 +16,9 @@ from gradient_lab.rooms.model import Lead, Limits, Question, Room, Stamp
 
 class RoomStore(Protocol):
     async def create(self, code: str, token_hash: str, now: float, limits: Limits) -> bool:
-        """Open a room; False if the code is taken. Raises RoomsFull."""
+        """Open a room; False if the code is taken. When the rooms are full, those no teacher
+        has led (an action, or their page's stream) for `limits.unattended_seconds` are taken
+        back first. Raises RoomsFull."""
 
     async def join(self, code: str, student: str, nickname: str, now: float,
                    limits: Limits) -> None:
@@ -53,7 +55,8 @@ def dump_question(question: Question) -> str:
     """A question as the stores keep it: JSON, without `revealed` (kept beside it)."""
     return json.dumps({"id": question.id, "kind": question.kind, "prompt": question.prompt,
                        "params": question.params, "choices": list(question.choices),
-                       "answer": question.answer, "where": question.where})
+                       "answer": question.answer, "where": question.where,
+                       "low": question.low, "high": question.high})
 
 
 def load_question(text: str | None, revealed: bool) -> Question | None:
@@ -61,4 +64,5 @@ def load_question(text: str | None, revealed: bool) -> Question | None:
         return None
     plain = json.loads(text)
     return Question(plain["id"], plain["kind"], plain["prompt"], plain["params"],
-                    tuple(plain["choices"]), plain["answer"], revealed, plain.get("where", ""))
+                    tuple(plain["choices"]), plain["answer"], revealed, plain.get("where", ""),
+                    plain.get("low"), plain.get("high"))

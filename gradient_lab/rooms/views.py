@@ -27,7 +27,7 @@ def room_view(room: Room) -> dict[str, object]:
         "question": None if question is None else {
             "id": question.id, "kind": question.kind, "prompt": question.prompt,
             "params": question.params, "choices": list(question.choices),
-            "revealed": question.revealed,
+            "revealed": question.revealed, "low": question.low, "high": question.high,
             # Never before the reveal: a student's browser would show it to anyone who looks.
             "answer": question.answer if question.revealed else None,
         },

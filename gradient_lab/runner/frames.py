@@ -107,7 +107,7 @@ class FrameReader:
 def _header(line: bytes, max_body: int, too_large: AppError) -> dict[str, object]:
     try:
         header = json.loads(line)
-    except ValueError:
+    except (ValueError, RecursionError):  # nested past Python's limit: 16 KiB of "["
         raise RunnerFailed("the child's reply has no valid header") from None
     if not isinstance(header, dict) or header.get("kind") not in ("data", "error", "end") or \
             type(header.get("bytes")) is not int or header["bytes"] < 0:
@@ -126,6 +126,8 @@ def _frame(header: dict[str, object], body: bytes) -> Frame:
         except orjson.JSONDecodeError:
             raise RunnerFailed("the child's reply is not JSON") from None
     if header["kind"] == "data":
+        if not body:  # JSON is never empty: a reply of nothing would reach the page as a 200
+            raise RunnerFailed("the child's reply is empty")
         return Frame(body)
     error = _error(header.get("error"))
     if body and isinstance(partial, dict):

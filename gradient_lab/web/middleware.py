@@ -6,7 +6,9 @@ streams.
 
 from __future__ import annotations
 
+import asyncio
 import json
+import re
 from urllib.parse import urlsplit
 
 from fastapi.responses import Response
@@ -14,7 +16,16 @@ from starlette.datastructures import Headers, MutableHeaders, QueryParams
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gradient_lab import i18n
-from gradient_lab.errors import AppError, Forbidden, TooLarge, UnsupportedMediaType, envelope
+from gradient_lab.errors import (
+    AppError,
+    Forbidden,
+    RequestInvalid,
+    Timeout,
+    TooLarge,
+    UnsupportedMediaType,
+    envelope,
+)
+from gradient_lab.web.edge import host_allowed
 
 _WRITES = frozenset(("POST", "PUT", "PATCH", "DELETE"))
 
@@ -29,20 +40,32 @@ class GuardApi:
     reverse proxy's public name, where it changes the Host).
     """
 
-    def __init__(self, app: ASGIApp, *, request_bytes: int, origins: frozenset[str]) -> None:
+    def __init__(self, app: ASGIApp, *, request_bytes: int, origins: frozenset[str],
+                 hosts: frozenset[str], body_seconds: float = 30.0) -> None:
         self.app = app
         self.request_bytes = request_bytes
         self.origins = origins
+        self.hosts = hosts
+        self.body_seconds = body_seconds
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope["method"] not in _WRITES or \
-                not scope["path"].startswith("/api/"):
+        if scope["type"] != "http" or not scope["path"].startswith("/api/"):
             await self.app(scope, receive, send)
             return
         headers = Headers(scope=scope)
+        host = headers.get("host")
+        if host is not None and not host_allowed(host, self.hosts):
+            # A page whose name was re-pointed at this lab (DNS rebinding): web/edge.py.
+            await _answer(send, Forbidden(f"this lab does not answer to the name {host[:100]}",
+                                          hint_key="hint.unknown_host"), headers)
+            return
+        if scope["method"] not in _WRITES:
+            await self.app(scope, receive, send)
+            return
         try:
             self._check(headers)
-            body = await _read(receive, self.request_bytes)
+            body = await _read(receive, self.request_bytes, self.body_seconds)
+            _check_text(body)
         except AppError as error:
             await _answer(send, error, headers)
             return
@@ -73,8 +96,18 @@ class GuardApi:
             raise _too_large(self.request_bytes)
 
 
-async def _read(receive: Receive, limit: int) -> bytes:
-    """The whole body, refused as soon as it passes `limit` bytes (chunked ones too)."""
+async def _read(receive: Receive, limit: int, seconds: float) -> bytes:
+    """The whole body, refused as soon as it passes `limit` bytes (chunked ones too), or
+    `seconds` pass before it is in (a client that sends it a byte at a time)."""
+    try:
+        async with asyncio.timeout(seconds):
+            return await _read_within(receive, limit)
+    except TimeoutError:
+        raise Timeout(f"the request's body did not arrive within {seconds:g} s",
+                      hint_key="hint.request_invalid", repeatable=False) from None
+
+
+async def _read_within(receive: Receive, limit: int) -> bytes:
     chunks, size = [], 0
     while True:
         message = await receive()
@@ -88,6 +121,33 @@ async def _read(receive: Receive, limit: int) -> bytes:
         if not message.get("more_body", False):
             break
     return b"".join(chunks)
+
+
+# A \uXXXX escape of a UTF-16 surrogate: JSON readers take one alone, but it is no character,
+# and every writer after them (orjson, UTF-8) refuses it.
+_SURROGATE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+
+
+def _check_text(body: bytes) -> None:
+    """Refuse a body whose strings hold half a surrogate pair (a lone \\ud800)."""
+    paired = -1  # where the low half of the last high one starts
+    for escape in _SURROGATE.finditer(body):
+        start = escape.start()
+        if start == paired:
+            continue
+        before = start
+        while before and body[before - 1] == 0x5C:  # the backslashes just before it
+            before -= 1
+        if (start - before) % 2:  # an escaped backslash, then the text "ud800"
+            continue
+        unit = int(escape.group()[2:], 16)
+        after = _SURROGATE.match(body, escape.end())
+        if unit < 0xDC00 and after is not None and int(after.group()[2:], 16) >= 0xDC00:
+            paired = escape.end()
+            continue
+        raise RequestInvalid(
+            f"the request's text holds {escape.group().decode()}, half of a UTF-16 "
+            "surrogate pair, which is no character", hint_key="hint.request_invalid")
 
 
 def _too_large(limit: int) -> TooLarge:

@@ -26,11 +26,12 @@ ASK = {"kind": "choice", "prompt": "room.q.first", "params": {}, "choices": ["SG
 class Server:
     """The rooms app under uvicorn, in a thread of this process."""
 
-    def __init__(self, setting: str) -> None:
+    def __init__(self, setting: str, **settings: object) -> None:
         port = free_port()
         self.url = f"http://127.0.0.1:{port}"
-        self.server = uvicorn.Server(uvicorn.Config(rooms_app(setting), host="127.0.0.1",
-                                                    port=port, log_level="warning"))
+        self.server = uvicorn.Server(uvicorn.Config(rooms_app(setting, **settings),
+                                                    host="127.0.0.1", port=port,
+                                                    log_level="warning", proxy_headers=False))
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.thread.start()
         deadline = time.monotonic() + 10
@@ -144,7 +145,8 @@ def test_only_the_teacher_sees_answers_and_names_before_the_reveal(
         seen = Events(student, f"{here}/api/rooms/{code}/events")
         question = seen.until("room")[0]["question"]
         assert question == {"id": qid, "kind": "choice", "prompt": "room.q.first", "params": {},
-                            "choices": ["SGD", "Adam"], "revealed": False, "answer": None}
+                            "choices": ["SGD", "Adam"], "revealed": False, "answer": None,
+                            "low": None, "high": None}
         student.post(f"{there}/api/rooms/{code}/answer",
                      json={"student": sid, "question": qid, "value": "SGD"})
         crowd = lead.until("crowd", answered=1)[0]

@@ -42,6 +42,8 @@ _log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.025  # how often a running job's CPU (and, on CUDA, its memory) is read
 _KILL_GRACE_SECONDS = 0.5  # past its wall limit, this long for a child to end itself first
 _ENDING_SECONDS = 1.0  # how long to wait for the zygote's word on how a child ended
+# After the zygote is lost: the first wait before starting another, doubling to the last.
+_RESTART_FIRST_SECONDS, _RESTART_LAST_SECONDS = 0.5, 30.0
 # Ready children that end before any program reached them, this many within this long: the
 # runner cannot keep children alive (a device they cannot open, a limit they start past), and
 # /readyz says so rather than the pool forking in a loop behind a healthy face.
@@ -115,6 +117,8 @@ class Pool:
         self.ended_early = 0  # ready children that ended before a job reached them
         self._early_ends: deque[float] = deque(maxlen=_EARLY_ENDS)
         self._failure: str | None = None  # why the runner cannot go on, once it cannot
+        self._zygote_up = True  # False from its loss until another has started
+        self.fork_failures = 0  # forks the zygote could not make (a task or memory limit)
 
     # --- life -------------------------------------------------------------------------------
 
@@ -149,6 +153,7 @@ class Pool:
             ready = len(self._ready)
         return {"ready": ready, **self._places.counts(), "forked": self.forked,
                 "started": self.started, "ended_early": self.ended_early,
+                "fork_failures": self.fork_failures,
                 "restarts": self.restarts, "walls": self.walls}
 
     def trouble(self) -> str | None:
@@ -156,6 +161,8 @@ class Pool:
         with self._lock:
             if self._failure is not None:
                 return self._failure
+            if not self._zygote_up:
+                return "the runner's zygote was lost and is starting again"
             ends = list(self._early_ends)
         if len(ends) == _EARLY_ENDS and ends[-1] - ends[0] <= _EARLY_ENDS_SECONDS and \
                 time.monotonic() - ends[-1] <= _EARLY_ENDS_SECONDS:
@@ -320,7 +327,7 @@ class Pool:
         with self._lock:
             wanted = self.config.ready + len(self._child_waiters) - len(self._ready) - \
                 self._forking
-            if self._closed or wanted <= 0:
+            if self._closed or not self._zygote_up or wanted <= 0:
                 return
             self._forking += wanted
         for _ in range(wanted):
@@ -358,10 +365,13 @@ class Pool:
             self._top_up()
 
     def _lost(self) -> None:
-        """From the reader thread: the zygote died, and its children with it. Start another."""
+        """From the reader thread: the zygote died, and its children with it. Start another;
+        until it is up, no fork is asked for (none would come, and counted it would keep the
+        new zygote from forking)."""
         with self._lock:
             ready, self._ready = list(self._ready), deque()
             self._forking = 0
+            self._zygote_up = False
             closed = self._closed
         for child in ready:
             child.close()
@@ -369,18 +379,39 @@ class Pool:
             threading.Thread(target=self._restart, name="runner-restart", daemon=True).start()
 
     def _restart(self) -> None:
-        time.sleep(0.5)  # a zygote that dies at once must not take a CPU to a loop of starts
-        try:
-            zygote = self._new_zygote()
-            walls = zygote.start()
-        except Exception as error:
-            _log.exception("the runner's zygote could not start again")
+        """Start a zygote again, waiting longer after each failure, until one starts."""
+        wait = _RESTART_FIRST_SECONDS  # one that dies at once must not take a CPU to a loop
+        while True:
+            time.sleep(wait)
             with self._lock:
-                self._failure = f"the runner's zygote could not start again: {error}"
-            return
-        self._zygote, self.walls = zygote, walls
-        self.restarts += 1
+                if self._closed:
+                    return
+            try:
+                zygote = self._new_zygote()
+                walls = zygote.start()
+                break
+            except Exception as error:
+                _log.exception("the runner's zygote could not start again; next try in %g s",
+                               min(wait * 2, _RESTART_LAST_SECONDS))
+                with self._lock:
+                    self._failure = f"the runner's zygote could not start again: {error}"
+                wait = min(wait * 2, _RESTART_LAST_SECONDS)
+        with self._lock:
+            self._zygote, self.walls = zygote, walls
+            self._zygote_up, self._forking, self._failure = True, 0, None
+            self.restarts += 1
         self._top_up()
+
+    def _fork_failed(self, why: str) -> None:
+        """From the reader thread: the zygote could not fork (the machine's limit on tasks or
+        memory). The job waiting longest is refused; the zygote lives on."""
+        _log.warning("the runner's zygote could not fork a child: %s", why)
+        with self._lock:
+            self._forking -= 1
+            self.fork_failures += 1
+            waiter = self._child_waiters.popleft() if self._child_waiters else None
+        if waiter is not None:
+            waiter.fail(_busy(f"the server could not start a process for the program ({why})"))
 
     def _new_zygote(self) -> Zygote:
         config = self.config
@@ -391,7 +422,8 @@ class Pool:
                                 memory_mb=config.memory_mb, cpu_seconds=config.max_cpu_seconds,
                                 cuda=config.device == "cuda")
 
-        return Zygote(config_of, config.entry, self._forked, self._exited, self._lost)
+        return Zygote(config_of, config.entry, self._forked, self._exited, self._lost,
+                      self._fork_failed)
 
 
 # --- the pipes and /proc -------------------------------------------------------------------

@@ -13,6 +13,7 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Request, Response
 from fastapi.responses import StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from gradient_lab.errors import AppError
 from gradient_lab.rooms.codes import normalize
@@ -22,6 +23,8 @@ from gradient_lab.rooms.model import Limits, Question
 from gradient_lab.rooms.qr import qr_svg
 from gradient_lab.rooms.service import Rooms
 from gradient_lab.settings import Settings, get_settings
+from gradient_lab.web.client import ClientDep
+from gradient_lab.web.joining import join_base
 from gradient_lab.web.schemas import rooms as schemas
 
 router = APIRouter(tags=["rooms"])
@@ -42,15 +45,14 @@ async def get_rooms(request: Request) -> Rooms:
 async def get_limits(settings: Annotated[Settings, Depends(get_settings)]) -> Limits:
     return Limits(rooms=settings.rooms_max, students=settings.room_students_max,
                   idle_seconds=settings.room_idle_minutes * 60,
-                  message_bytes=settings.room_message_bytes)
+                  message_bytes=settings.room_message_bytes,
+                  starts=settings.room_starts_per_hour,
+                  unattended_seconds=settings.room_unattended_minutes * 60,
+                  streams_per_client=settings.room_streams_per_client)
 
 
 RoomsDep = Annotated[Rooms, Depends(get_rooms)]
 LimitsDep = Annotated[Limits, Depends(get_limits)]
-
-
-def _client(request: Request) -> str:
-    return request.client.host if request.client else ""
 
 
 def _token(request: Request) -> str:
@@ -59,20 +61,22 @@ def _token(request: Request) -> str:
 
 @router.post("/api/rooms", status_code=201, response_model=schemas.Started)
 async def start(body: schemas.Empty, request: Request, response: Response, rooms: RoomsDep,
-                limits: LimitsDep) -> schemas.Started:
+                limits: LimitsDep, client: ClientDep,
+                settings: Annotated[Settings, Depends(get_settings)]) -> schemas.Started:
     """Start a room. The reply sets the teacher's cookie, which leads it."""
-    started = await rooms.start(limits)
+    started = await rooms.start(client, limits)
     response.set_cookie(TEACHER_COOKIE, started.token, path=f"/api/rooms/{started.code}",
                         max_age=24 * 3600, httponly=True, samesite="strict",
                         secure=request.url.scheme == "https")
+    base = join_base(request, settings)
     return schemas.Started(code=started.code, shown=started.shown,
-                           link=f"{request.base_url}?join={started.code}")
+                           link=f"{base.url}?join={started.code}", unreachable=base.unreachable)
 
 
 @router.post("/api/rooms/{code}/join", response_model=schemas.Joined)
 async def join(code: str, body: schemas.Join, request: Request, rooms: RoomsDep,
-               limits: LimitsDep) -> object:
-    return await rooms.join(code, _client(request), body.nickname, body.student, limits)
+               limits: LimitsDep, client: ClientDep) -> object:
+    return await rooms.join(code, client, body.nickname, body.student, limits)
 
 
 @router.post("/api/rooms/{code}/leave", response_model=schemas.Done)
@@ -84,41 +88,41 @@ async def leave(code: str, body: schemas.Leave, rooms: RoomsDep,
 
 @router.post("/api/rooms/{code}/address", response_model=schemas.Done)
 async def move(code: str, body: schemas.Move, request: Request, rooms: RoomsDep,
-               limits: LimitsDep) -> schemas.Done:
+               limits: LimitsDep, client: ClientDep) -> schemas.Done:
     """The teacher's page moved: every following screen opens `address`."""
-    await rooms.move(code, _client(request), _token(request), body.address, limits)
+    await rooms.move(code, client, _token(request), body.address, limits)
     return schemas.Done(code=code)
 
 
 @router.post("/api/rooms/{code}/question", status_code=201, response_model=schemas.Asked)
 async def ask(code: str, body: schemas.Ask, request: Request, rooms: RoomsDep,
-              limits: LimitsDep) -> object:
+              limits: LimitsDep, client: ClientDep) -> object:
     """Put a question to the class; the previous one and its answers are gone."""
     question = Question("", body.kind, body.prompt, dict(body.params), tuple(body.choices),
-                        str(body.answer), where=body.where)
-    return await rooms.ask(code, _client(request), _token(request), question, limits)
+                        str(body.answer), where=body.where, low=body.low, high=body.high)
+    return await rooms.ask(code, client, _token(request), question, limits)
 
 
 @router.post("/api/rooms/{code}/reveal", response_model=schemas.Done)
 async def reveal(code: str, body: schemas.Empty, request: Request, rooms: RoomsDep,
-                 limits: LimitsDep) -> schemas.Done:
-    await rooms.reveal(code, _client(request), _token(request), limits)
+                 limits: LimitsDep, client: ClientDep) -> schemas.Done:
+    await rooms.reveal(code, client, _token(request), limits)
     return schemas.Done(code=code)
 
 
 @router.post("/api/rooms/{code}/end", response_model=schemas.Done)
 async def end(code: str, body: schemas.Empty, request: Request, response: Response,
-              rooms: RoomsDep, limits: LimitsDep) -> schemas.Done:
-    await rooms.end(code, _client(request), _token(request), limits)
+              rooms: RoomsDep, limits: LimitsDep, client: ClientDep) -> schemas.Done:
+    await rooms.end(code, client, _token(request), limits)
     response.delete_cookie(TEACHER_COOKIE, path=f"/api/rooms/{code}")
     return schemas.Done(code=code)
 
 
 @router.post("/api/rooms/{code}/answer", response_model=schemas.Done)
 async def answer(code: str, body: schemas.Answer, request: Request, rooms: RoomsDep,
-                 limits: LimitsDep) -> schemas.Done:
+                 limits: LimitsDep, client: ClientDep) -> schemas.Done:
     """A student's answer; a second one to the same question replaces the first."""
-    await rooms.answer(code, _client(request), body.student, body.question, str(body.value),
+    await rooms.answer(code, client, body.student, body.question, str(body.value),
                        limits)
     return schemas.Done(code=code)
 
@@ -127,16 +131,32 @@ async def answer(code: str, body: schemas.Answer, request: Request, rooms: Rooms
             responses={200: {"content": {"text/event-stream": {}},
                              "description": "Server-sent events: `room` (address and question), "
                                             "`crowd` (students, answers, tally), `ended`."}})
-async def events(code: str, request: Request, rooms: RoomsDep,
-                 limits: LimitsDep) -> StreamingResponse:
-    client, token = _client(request), _token(request)
-    watcher = await rooms.watch(code, client)
-    teacher = bool(token) and await rooms.is_teacher(code, client, token, limits)
-    # no-cache and X-Accel-Buffering: no proxy holds the events back; GZipMiddleware leaves
-    # text/event-stream alone.
-    return StreamingResponse(_stream(rooms, watcher, client, token if teacher else "", limits),
-                             media_type="text/event-stream",
-                             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+async def events(code: str, request: Request, rooms: RoomsDep, limits: LimitsDep,
+                 client: ClientDep, student: schemas.StudentId | None = None) -> Response:
+    """`student`: a joined student's id, which gets past the guessing brake (the teacher's
+    cookie does too)."""
+    token = _token(request)
+    teacher = await rooms.is_teacher(code, token, limits)
+    watcher = await rooms.watch(code, client, teacher, student, limits)
+    return _Events(watcher, _stream(rooms, watcher, token if teacher else "", limits))
+
+
+class _Events(StreamingResponse):
+    """A screen's stream, whose watcher is let go however the response ends: even when the
+    screen leaves before its first event, when the stream's own `finally` never runs."""
+
+    def __init__(self, watcher: Watcher, stream: AsyncIterator[bytes]) -> None:
+        # no-cache and X-Accel-Buffering: no proxy holds the events back; GZipMiddleware
+        # leaves text/event-stream alone.
+        super().__init__(stream, media_type="text/event-stream",
+                         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        self.watcher = watcher
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            self.watcher.close()
 
 
 @router.get("/api/clock")
@@ -149,16 +169,18 @@ async def clock() -> Response:
 
 @router.get("/api/rooms/{code}/qr.svg", response_class=Response,
             responses={200: {"content": {"image/svg+xml": {}}}})
-async def qr(code: str, request: Request) -> Response:
+async def qr(code: str, request: Request,
+             settings: Annotated[Settings, Depends(get_settings)]) -> Response:
     """The join link as a QR code, for the projector."""
     valid = normalize(code)
     if valid is None:
         raise room_not_found(code)
-    return Response(qr_svg(f"{request.base_url}?join={valid}"), media_type="image/svg+xml",
+    link = f"{join_base(request, settings).url}?join={valid}"
+    return Response(qr_svg(link), media_type="image/svg+xml",
                     headers={"Cache-Control": "private, max-age=86400"})
 
 
-async def _stream(rooms: Rooms, watcher: Watcher, client: str, token: str,
+async def _stream(rooms: Rooms, watcher: Watcher, token: str,
                   limits: Limits) -> AsyncIterator[bytes]:
     """The room's events for one screen, until the room ends, the screen leaves, or
     STREAM_SECONDS pass."""
@@ -174,7 +196,7 @@ async def _stream(rooms: Rooms, watcher: Watcher, client: str, token: str,
             if snapshot is None:
                 yield b": ping\n\n"
                 if token:  # the teacher's page is open: the room is not idle
-                    await _keep(rooms, watcher.code, client, token, limits)
+                    await _keep(rooms, watcher.code, token, limits)
                 continue
             if last is None or snapshot.stamp[0] != last.stamp[0]:
                 yield b"event: room\ndata: " + snapshot.room + b"\n\n"
@@ -186,8 +208,8 @@ async def _stream(rooms: Rooms, watcher: Watcher, client: str, token: str,
         watcher.close()
 
 
-async def _keep(rooms: Rooms, code: str, client: str, token: str, limits: Limits) -> None:
+async def _keep(rooms: Rooms, code: str, token: str, limits: Limits) -> None:
     try:
-        await rooms.is_teacher(code, client, token, limits)
+        await rooms.is_teacher(code, token, limits)
     except AppError:  # the store is down: the stream goes on, and the hub says if the room ends
         pass

@@ -32,6 +32,10 @@ class Started(BaseModel):
     code: str = Field(description="The room's code, e.g. K7MXQ2PD.")
     shown: str = Field(description="The code as the projector shows it, e.g. K7MX-Q2PD.")
     link: str = Field(description="The page that joins the room: this server's /?join=CODE.")
+    unreachable: Literal["loopback", "container"] | None = Field(
+        default=None, description="Why no other device can open the link, if none can: the "
+                                  "server listens only on loopback, or runs in a container "
+                                  "(APP_PUBLIC_URL tells it the address to give).")
 
 
 class Join(_Request):
@@ -67,6 +71,10 @@ class Ask(_Request):
     where: str = Field("", max_length=200, pattern=r"^(/[A-Za-z0-9_./-]*)?$",
                        description="The path of the lab it is asked on (/descent): students "
                                    "are asked only while the teacher is there.")
+    low: float | None = Field(None, description="A number question's smallest answer "
+                                                "(default -1e15).")
+    high: float | None = Field(None, description="A number question's largest answer "
+                                                 "(default 1e15).")
 
 
 class Asked(BaseModel):
