@@ -38,7 +38,7 @@ class JsonLines(logging.Formatter):
         line: dict[str, Any] = {
             "time": time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(record.created))
             + f".{int(record.msecs):03d}Z",
-            "level": record.levelname.lower(), "logger": record.name,
+            "level": record.levelname.lower(), "logger": _name(record),
             "message": record.getMessage()}
         args = record.args
         if record.name == "uvicorn.access" and isinstance(args, tuple) and len(args) == 5:
@@ -49,15 +49,19 @@ class JsonLines(logging.Formatter):
 
 
 class Text(logging.Formatter):
-    """A line for a person; uvicorn's own lines say `uvicorn`, not `uvicorn.error`."""
+    """A line for a person."""
 
     def __init__(self) -> None:
         super().__init__(_TEXT)
 
     def format(self, record: logging.LogRecord) -> str:
-        if record.name == "uvicorn.error":
-            record.name = "uvicorn"
+        record.name = _name(record)
         return super().format(record)
+
+
+def _name(record: logging.LogRecord) -> str:
+    # uvicorn logs its own start and stop as "uvicorn.error", which reads as an error.
+    return "uvicorn" if record.name == "uvicorn.error" else record.name
 
 
 def _formatter(settings: Settings) -> logging.Formatter:

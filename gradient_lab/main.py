@@ -24,7 +24,7 @@ from gradient_lab.kept import open_keeper
 from gradient_lab.lan import urls
 from gradient_lab.rooms.service import open_rooms
 from gradient_lab.runner.pool.pool import Pool, PoolConfig
-from gradient_lab.settings import Settings, load_settings
+from gradient_lab.settings import Settings, SettingsError, load_settings
 from gradient_lab.web import metrics
 from gradient_lab.web.ahead import Ahead, compute_ahead
 from gradient_lab.web.deps import Runner
@@ -91,6 +91,9 @@ def _say_how_it_started(host: str, port: int, pool: Pool) -> None:
     here, *lan = urls(host, port)
     logger.info("Open %s on this machine%s", here,
                 f"; a class on the same network opens {' or '.join(lan)}" if lan else "")
+    if not lan and host in ("0.0.0.0", "::"):
+        logger.warning("Listening on every address, but this machine has none that another "
+                       "machine can reach: join a network for a class to open the lab")
 
 
 def _device(setting: str) -> str:
@@ -194,4 +197,7 @@ async def _internal(request: Request, exc: Exception) -> Response:
     return _answer(request, HttpError(500, "internal", "Something went wrong on the server."))
 
 
-app = create_app()
+try:
+    app = create_app()
+except SettingsError as error:  # `uvicorn gradient_lab.main:app`, not gradient-lab: the
+    raise SystemExit(str(error)) from None  # same one sentence, and no traceback

@@ -277,8 +277,9 @@ def _impossible(settings: Settings) -> str | None:
 
 @lru_cache
 def load_settings() -> Settings:
-    """The settings, read from the environment once: for code that starts the server."""
-    return Settings()
+    """The settings, read from the environment once and checked: for code that starts the
+    server. Raises SettingsError."""
+    return read_settings()
 
 
 async def get_settings() -> Settings:

@@ -11,29 +11,30 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/_env.sh
 setup_env '.[test]'
 
-# The browser tests drive Debian's headless Chromium; fonts-noto-cjk draws the Chinese pages
-# (without it their screenshots show boxes).
-if [[ ! -x /usr/bin/chromium ]] || ! fc-list :lang=zh 2>/dev/null | grep -q .; then
-  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
-    if ! { apt-get update -qq &&
-           DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver fonts-noto-cjk; }; then
-      echo "WARNING: could not install chromium; the browser tests will not run." >&2
-    fi
-  else
-    echo "WARNING: /usr/bin/chromium is missing; the browser tests will not run." >&2
-  fi
-fi
-
-# Class mode's store contract runs against Redis too (tests/rooms): Debian's redis-server, which
-# the tests start on a free loopback port of their own.
+# What some tests need from Debian, beside Python: the browser tests drive its headless
+# Chromium, and fonts-noto-cjk draws the Chinese pages (without it their screenshots show
+# boxes); class mode's store contract runs against redis-server too (tests/rooms), which the
+# tests start on a free loopback port of their own. As root they are installed here; as
+# anyone else, one line says what to ask for, and those tests skip.
+missing=() skipping=""
+[[ -x /usr/bin/chromium ]] || { missing+=(chromium chromium-driver); skipping="the browser tests"; }
+fc-list :lang=zh 2>/dev/null | grep -q . || missing+=(fonts-noto-cjk)
 if ! command -v redis-server >/dev/null && [[ ! -x /usr/bin/redis-server ]]; then
-  if [[ "$(id -u)" == 0 ]] && command -v apt-get >/dev/null; then
-    if ! { apt-get update -qq &&
-           DEBIAN_FRONTEND=noninteractive apt-get install -y -qq redis-server; }; then
-      echo "WARNING: could not install redis-server; the Redis tests will not run." >&2
+  missing+=(redis-server)
+  skipping="${skipping:+$skipping and }the Redis tests"
+fi
+as_root=()
+[[ "$(id -u)" == 0 ]] || as_root=(sudo -n)  # sudo without a password, where it is allowed
+if (( ${#missing[@]} )); then
+  if command -v apt-get >/dev/null && "${as_root[@]}" true 2>/dev/null; then
+    if ! { "${as_root[@]}" apt-get update -qq &&
+           DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq "${missing[@]}"; }; then
+      echo "WARNING: could not install ${missing[*]}; ${skipping:-no test} will skip." >&2
     fi
   else
-    echo "WARNING: redis-server is missing; the Redis tests will not run." >&2
+    what="the Chinese pages' screenshots will show boxes"
+    [[ -z "$skipping" ]] || what="$skipping will skip"
+    echo "NOTE: $what; to run them, as root: apt-get install ${missing[*]}" >&2
   fi
 fi
 

@@ -38,6 +38,8 @@ const view = makeView(state, {
 const stepper = view.stepper;
 
 const editor = CodeMirror.fromTextArea($("code"), {
+  // CodeMirror types into a textarea of its own: it gets the label the page's textarea has.
+  screenReaderLabel: $("code").getAttribute("aria-label"),
   mode: "python", lineNumbers: true, lineWrapping: true, indentUnit: 4, matchBrackets: true, viewportMargin: Infinity,
   gutters: ["CodeMirror-linenumbers", "error-gutter"],
   extraKeys: { "Ctrl-Enter": () => run(), "Cmd-Enter": () => run(), Tab: (cm) => cm.execCommand("insertSoftTab") },

@@ -163,3 +163,13 @@ def test_the_apps_own_info_lines_appear_in_text() -> None:
         said = "".join(lines)
         assert " INFO    gradient_lab.main: Open http://127.0.0.1:" in said, said
         assert "a class on the same network" not in said  # 127.0.0.1 only: no LAN address
+
+
+def test_plain_uvicorn_ends_an_impossible_start_with_the_same_sentence() -> None:
+    result = subprocess.run([sys.executable, "-m", "uvicorn", "gradient_lab.main:app"],
+                            capture_output=True, text=True, timeout=120,
+                            env=_env(APP_WORKERS="0"))
+    assert result.returncode != 0
+    said = result.stderr.strip()
+    assert said == "Gradient Lab cannot start with APP_WORKERS=0 (it must be greater than or " \
+                   "equal to 1).", said

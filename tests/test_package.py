@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -52,12 +53,14 @@ try:
             report[path] = [0, repr(error)]
 finally:
     server.terminate()
-    report["stderr"] = server.communicate(timeout=30)[1].decode("utf-8", "replace")[-3000:]
+    report["stderr"] = server.communicate(timeout=30)[1].decode("utf-8", "replace")[:20000]
 print(json.dumps(report))
 '''
 PAGES = ["/", "/descent", "/training", "/lessons", "/static/app.css",
          "/static/vendor/dagre/dagre.min.js", "/static/i18n/zh-CN.json", "/vendor/plotly.min.js",
-         "/healthz"]
+         "/healthz", "/docs", "/redoc", "/openapi.json",
+         "/static/vendor/swagger-ui/swagger-ui-bundle.js",
+         "/static/vendor/swagger-ui/swagger-ui.css", "/static/vendor/redoc/redoc.standalone.js"]
 
 
 @pytest.fixture(scope="module")
@@ -79,6 +82,13 @@ def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return python.parent
 
 
+def _stranger() -> dict[str, str]:
+    """The environment of someone who installed the wheel: none of the tests' settings, and
+    no PYTHONPATH pointing at a checkout."""
+    return {key: value for key, value in os.environ.items()
+            if not key.startswith(("APP_", "PYTHON", "VIRTUAL_ENV"))}
+
+
 def _serve(fresh: Path, command: list[str], paths: list[str], cwd: Path) -> dict[str, object]:
     """What the installed server answers for `paths`, started in a network namespace of its
     own (only loopback) where this user may make one, else as it is."""
@@ -86,8 +96,7 @@ def _serve(fresh: Path, command: list[str], paths: list[str], cwd: Path) -> dict
     unshare = shutil.which("unshare")
     if os.geteuid() == 0 and unshare:
         check = [unshare, "--net", "sh", "-c", 'ip link set lo up && exec "$@"', "sh", *check]
-    env = {key: value for key, value in os.environ.items()
-           if not key.startswith(("APP_", "PYTHON", "VIRTUAL_ENV"))}
+    env = _stranger()
     env["PATH"] = f"{fresh}:{env.get('PATH', '')}"
     result = subprocess.run(check, capture_output=True, text=True, timeout=600, cwd=cwd,
                             env=env)
@@ -105,6 +114,24 @@ def test_the_installed_command_serves_every_page_from_the_wheel(fresh: Path,
         assert status == 200, (path, body, report["stderr"])
     assert "Gradient Lab" in report["/"][1]  # type: ignore[index]
     assert '"status":"ok"' in report["/healthz"][1].replace(" ", "")  # type: ignore[index]
+    for docs in ("/docs", "/redoc"):  # every script, style and font from the server itself
+        html: str = report[docs][1]  # type: ignore[index]
+        assert "/static/vendor/" in html
+        assert not re.findall(r'(?:src|href)=["\']?(?:https?:)?//', html), (docs, html)
+    # The first lines say what runs, behind which walls, and where to open it.
+    assert "Gradient Lab " in report["stderr"] and "Walls: " in report["stderr"]
+    assert "Open http://127.0.0.1:" in report["stderr"]
+
+
+def test_the_installed_command_says_its_version_and_its_help(fresh: Path) -> None:
+    from importlib.metadata import version
+
+    said = subprocess.run([str(fresh / "gradient-lab"), "--version"], capture_output=True,
+                          text=True, timeout=60, check=True, env=_stranger()).stdout
+    assert said.strip() == f"gradient-lab {version('gradient-lab')}"
+    helped = subprocess.run([str(fresh / "gradient-lab"), "--help"], capture_output=True,
+                            text=True, timeout=60, check=True, env=_stranger()).stdout
+    assert "serve" in helped and "check" in helped
 
 
 def test_python_dash_m_runs_the_installed_package_not_the_checkout(fresh: Path,
@@ -114,7 +141,7 @@ def test_python_dash_m_runs_the_installed_package_not_the_checkout(fresh: Path,
     assert report["/healthz"][0] == 200, report  # type: ignore[index]
     where = subprocess.run([str(fresh / "python"), "-c", "import gradient_lab; "
                             "print(gradient_lab.__file__)"], capture_output=True, text=True,
-                           check=True, cwd=tmp_path).stdout
+                           check=True, cwd=tmp_path, env=_stranger()).stdout
     assert str(ROOT) not in where and str(fresh.parent) in where, where
 
 
@@ -140,10 +167,24 @@ def test_the_wheel_carries_the_notebooks_script_built_from_its_modules(fresh: Pa
     cell = tmp_path / "cell.py"  # a file, as a notebook's cell is: record() watches its lines
     cell.write_text(NOTEBOOK, encoding="utf-8")
     result = subprocess.run([str(fresh / "python"), str(cell)], capture_output=True, text=True,
-                            timeout=300, cwd=tmp_path)
+                            timeout=300, cwd=tmp_path, env=_stranger())
     assert result.returncode == 0, result.stderr
     report = json.loads(result.stdout)
     assert str(fresh.parent) in report["static"] and report["built"], report["static"]
     assert report["script"] == build(ROOT / "static")  # what hatch_build.py put in the wheel
     assert "loss (PowBackward0) → Mul (MulBackward0) → a (AccumulateGrad)" in \
         report["plain"]
+
+
+def test_the_wheel_carries_the_licences_its_own_and_the_vendored_libraries(fresh: Path) -> None:
+    import zipfile
+
+    wheel = next((fresh.parent.parent / "dist").glob("gradient_lab-*.whl"))
+    names = set(zipfile.ZipFile(wheel).namelist())
+    assert any(name.endswith(".dist-info/licenses/LICENSE") for name in names), names
+    metadata = next(name for name in names if name.endswith(".dist-info/METADATA"))
+    assert "License-Expression: MIT" in zipfile.ZipFile(wheel).read(metadata).decode()
+    for library in ("swagger-ui/LICENSE", "swagger-ui/NOTICE", "redoc/LICENSE",
+                    "codemirror/LICENSE", "dagre/LICENSE"):
+        assert f"gradient_lab/static/vendor/{library}" in names, library
+    assert not any("axe" in name for name in names)  # the tests' own, never the app's

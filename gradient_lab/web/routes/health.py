@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+import glob
+from functools import cache
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -17,19 +19,31 @@ from gradient_lab.web import metrics
 router = APIRouter()
 
 
+@cache
 def torch_build() -> dict[str, object]:
-    """Which torch this is: its version, the CUDA it was built with, the GPUs it can see."""
+    """Which torch this is: its version, the CUDA it was built with, the GPUs it can see.
+
+    .. note:: torch.cuda.get_device_name would make a CUDA context in the server, which
+       never runs torch itself (a few hundred MB of GPU memory): the driver's own
+       /proc/driver/nvidia names the GPUs instead.
+    """
     import torch
 
-    gpus = [torch.cuda.get_device_name(i) for i in range(torch.cuda.device_count())] \
-        if torch.cuda.is_available() else []
+    gpus: list[str] = []
+    if torch.cuda.is_available():  # asks the driver for a count; no context
+        for information in sorted(glob.glob("/proc/driver/nvidia/gpus/*/information")):
+            with open(information) as lines:
+                gpus += [line.split(":", 1)[1].strip() for line in lines
+                         if line.startswith("Model:")]
+        gpus = gpus or [f"{torch.cuda.device_count()} CUDA device(s)"]
     return {"version": torch.__version__, "cuda": torch.version.cuda, "gpus": gpus}
 
 
 def health(pool: Pool | None, state: Any = None) -> dict[str, object]:
     """The server's state: its version, device and torch; its runner's walls, children and
     trouble; its kept replies and lessons computed ahead (from the app's `state`)."""
-    answer: dict[str, object] = {"status": "ok", "version": __version__, "torch": torch_build()}
+    answer: dict[str, object] = {"status": "ok", "version": __version__,
+                                 "torch": dict(torch_build())}
     if pool is not None:
         answer["device"] = pool.config.device
         answer["runner"] = pool.health()
