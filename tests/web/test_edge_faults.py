@@ -5,6 +5,7 @@ envelope before anything runs."""
 from __future__ import annotations
 
 import socket
+import time
 
 import pytest
 from fastapi.testclient import TestClient
@@ -77,3 +78,14 @@ def test_the_labs_own_names_and_any_address_are_served(client: TestClient, host:
 
 def test_pages_are_served_under_any_name(client: TestClient) -> None:
     assert client.get("/", headers={"host": "evil.example"}).status_code == 200
+
+
+def test_a_body_full_of_escapes_is_checked_in_linear_time(client: TestClient) -> None:
+    pairs = "\\ud83d\\ude00" * 20_000  # 240 KB: within the request limit
+    slashes = "\\\\" * 60_000 + "\\ud800"  # a long run of escaped backslashes, then a lone one
+    for text, status in ((pairs, 422), (slashes, 422)):
+        start = time.monotonic()
+        response = client.post("/api/rooms/K7MXQ2PD/join",
+                               content='{"nickname": "' + text + '"}', headers=JSON)
+        assert response.status_code == status, response.text[:200]
+        assert time.monotonic() - start < 1.0
