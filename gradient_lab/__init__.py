@@ -6,14 +6,21 @@ In a notebook: `from gradient_lab import show`, then `show(loss)`; or record a w
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
-__all__ = ["record", "show"]
+__all__ = ["__version__", "record", "show"]
+
+try:
+    # Written once, in pyproject.toml; a build's metadata carries it.
+    __version__ = version("gradient-lab")
+except PackageNotFoundError:  # a checkout on sys.path that was never installed
+    __version__ = "0+unknown"
 
 
 def __getattr__(name: str) -> Any:
     # Imported on first use: the server imports this package, and never needs the notebook's.
-    if name in __all__:
+    if name in ("record", "show"):
         from gradient_lab import notebook
 
         return getattr(notebook, name)

@@ -1,18 +1,10 @@
-"""`python -m gradient_lab` or `gradient-lab`: serve the lab with uvicorn, as APP_* say."""
+"""`python -m gradient_lab`: the same as the `gradient-lab` command (cli.py)."""
 
 from __future__ import annotations
 
-import uvicorn
+import sys
 
-from gradient_lab.settings import load_settings
-from gradient_lab.web.edge import uvicorn_options
-
-
-def main() -> None:
-    settings = load_settings()
-    # An import string, not the app object: uvicorn needs it to start more than one worker.
-    uvicorn.run("gradient_lab.main:app", **uvicorn_options(settings))
-
+from gradient_lab.cli import main
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

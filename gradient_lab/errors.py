@@ -102,6 +102,14 @@ class Busy(AppError):
     repeatable = False
 
 
+class TooMany(AppError):
+    """One client has as many programs in flight as it may: the next waits for one to end."""
+
+    status = 429
+    type = "too_many_programs"
+    repeatable = False
+
+
 class RunnerFailed(AppError):
     """A child answered with something other than its frames, or could not put its walls up."""
 

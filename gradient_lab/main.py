@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from typing import Any
@@ -15,18 +16,20 @@ from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from gradient_lab import i18n
+from gradient_lab import __version__, i18n, logs
 from gradient_lab.assets import assets
 from gradient_lab.errors import AppError, HttpError, RequestInvalid, envelope
 from gradient_lab.kept import open_keeper
+from gradient_lab.lan import urls
 from gradient_lab.rooms.service import open_rooms
 from gradient_lab.runner.pool.pool import Pool, PoolConfig
-from gradient_lab.settings import load_settings
+from gradient_lab.settings import Settings, load_settings
+from gradient_lab.web import metrics
 from gradient_lab.web.ahead import Ahead, compute_ahead
 from gradient_lab.web.deps import Runner
 from gradient_lab.web.edge import allowed_hosts
 from gradient_lab.web.middleware import GuardApi, RememberPageChoices
-from gradient_lab.web.routes import descent, graph, home, lessons, rooms, training
+from gradient_lab.web.routes import descent, docs, graph, health, home, lessons, rooms, training
 
 logger = logging.getLogger(__name__)
 
@@ -37,15 +40,11 @@ _HTTP_TYPES = {404: "not_found", 405: "method_not_allowed"}
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     # Here, not at import: the runner's zygote exists only while the server runs.
     settings = load_settings()
-    pool = Pool(PoolConfig(
-        device=_device(settings.device), ready=settings.runner_ready,
-        jobs=settings.runner_jobs, long_jobs=settings.runner_long_jobs,
-        memory_mb=settings.memory_mb, memory_budget_mb=settings.runner_memory_mb,
-        max_cpu_seconds=max(settings.cpu_seconds, settings.stream_seconds),
-        reply_bytes=settings.reply_bytes, user=settings.runner_user,
-        weak_walls=settings.runner_weak_walls))
+    pool = Pool(pool_config(settings))
     pool.start()
     app.state.pool = pool
+    app.state.programs = Counter()  # learners' runs in flight, by client (web/deps.py)
+    _say_how_it_started(settings.host, settings.port, pool)
     try:
         async with open_rooms(settings.room_store) as app.state.rooms, \
                 open_keeper(settings.kept_store_setting(), settings.kept_bytes) as app.state.kept:
@@ -63,6 +62,36 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
         pool.close()
 
 
+def pool_config(settings: Settings, ready: int | None = None) -> PoolConfig:
+    """The runner's pool as the settings make it (`ready` children, if given)."""
+    return PoolConfig(
+        device=_device(settings.device),
+        ready=settings.runner_ready if ready is None else ready,
+        jobs=settings.runner_jobs, long_jobs=settings.runner_long_jobs,
+        memory_mb=settings.memory_mb, memory_budget_mb=settings.runner_memory_mb,
+        max_cpu_seconds=max(settings.cpu_seconds, settings.stream_seconds),
+        reply_bytes=settings.reply_bytes, user=settings.runner_user,
+        weak_walls=settings.runner_weak_walls)
+
+
+def _say_how_it_started(host: str, port: int, pool: Pool) -> None:
+    """The first lines a teacher reads: what runs, where programs run, and the address to open."""
+    torch = health.torch_build()
+    missing = pool.missing_walls()
+    walls = pool.walls
+    up = [f"Landlock ABI {walls['landlock']}" if walls.get("landlock") else "",
+          "seccomp" if walls.get("seccomp") else "", f"user {walls.get('user')}",
+          "rlimits" if walls.get("rlimits") else ""]
+    logger.info("Gradient Lab %s, torch %s, learners' programs on %s", __version__,
+                torch["version"], pool.config.device)
+    logger.log(logging.WARNING if missing else logging.INFO, "Walls: %s%s",
+               ", ".join(wall for wall in up if wall),
+               f"; MISSING: {', '.join(missing)}" if missing else "")
+    here, *lan = urls(host, port)
+    logger.info("Open %s on this machine%s", here,
+                f"; a class on the same network opens {' or '.join(lan)}" if lan else "")
+
+
 def _device(setting: str) -> str:
     """The children's device: "auto" is CUDA when this machine has a GPU."""
     if setting != "auto":
@@ -73,9 +102,14 @@ def _device(setting: str) -> str:
 
 
 def create_app() -> FastAPI:
+    settings = load_settings()
+    logs.attach(settings)
     app = FastAPI(
         title="Gradient Lab",
+        version=__version__,
         lifespan=_lifespan,
+        docs_url=None,  # served from the package's own files: routes/docs.py
+        redoc_url=None,
         exception_handlers={
             AppError: _app_error,
             RequestValidationError: _request_invalid,
@@ -87,11 +121,13 @@ def create_app() -> FastAPI:
     # scarce (plotly.js is compressed once, at level 9, in routes/home.py).
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=1)
     app.add_middleware(RememberPageChoices)
-    settings = load_settings()
     origins = frozenset(o.strip() for o in settings.allowed_origins.split(",") if o.strip())
     app.add_middleware(GuardApi, request_bytes=settings.request_bytes, origins=origins,
                        hosts=allowed_hosts(settings), body_seconds=settings.body_seconds)
+    metrics.instrument(app)  # outermost: it counts what GuardApi refuses too
     app.include_router(graph.router)
+    app.include_router(health.router)
+    app.include_router(docs.router)
     app.include_router(home.router)
     app.include_router(lessons.router)
     app.include_router(descent.router)

@@ -9,7 +9,7 @@ from dataclasses import fields
 from functools import lru_cache
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from gradient_lab.runner.limits import Limits
@@ -48,15 +48,31 @@ class Settings(BaseSettings):
     host: str = Field(default="127.0.0.1", description="Address the web server listens on.")
     port: int = Field(default=8000, ge=0, le=65535, description="Port the web server listens on.")
     workers: int = Field(default=1, ge=1, description="Uvicorn processes that serve HTTP.")
+    public_url: str = Field(
+        default="", description="The address students open to join a class (e.g. "
+                                "http://192.168.1.20:8000), where the server cannot tell it: "
+                                "in a container, or behind a proxy whose name it does not see.")
     device: Literal["auto", "cpu", "cuda"] = Field(
         default="auto",
         description="Where tensors live: auto (CUDA when available, else CPU), cpu or cuda.")
+
+    log_level: Literal["debug", "info", "warning", "error"] = Field(
+        default="info",
+        description="The least important log lines shown (the app's and uvicorn's).")
+    log_format: Literal["text", "json"] = Field(
+        default="text", description="Log lines as text for a person, or one JSON object a line "
+                                    "for a log collector.")
 
     # The runner: children forked from the zygote, one per program.
     runner_ready: int = Field(
         default=4, ge=1,
         description="Children forked and walled in ahead of time, waiting for a program "
                     "(each holds a CUDA context on a GPU).")
+    client_programs: int = Field(
+        default=3, ge=1,
+        description="Learners' programs one client (an address, or the real client behind "
+                    "APP_TRUSTED_PROXIES) may have running or waiting at once; past it, 429. "
+                    "A class following its teacher shares one run and counts once.")
     runner_jobs: int = Field(
         default_factory=lambda: max(2, _cpus()), ge=1,
         description="Programs that run at once at full priority; more wait in line.")
@@ -212,6 +228,51 @@ class Settings(BaseSettings):
     def limits(self) -> Limits:
         """The per-program limits, as the plain dataclass that crosses into a child."""
         return Limits(**{f.name: getattr(self, f.name) for f in fields(Limits)})
+
+
+class SettingsError(Exception):
+    """A setting the server cannot start with; its message is one sentence naming the variable."""
+
+
+def read_settings() -> Settings:
+    """The settings from the environment, checked: a SettingsError names each impossible one."""
+    try:
+        settings = Settings()
+    except ValidationError as error:
+        problems = [f"{_variable(problem['loc'])}={problem['input']} "
+                    f"({problem['msg'].replace('Input should be', 'it must be')})"
+                    for problem in error.errors()]
+        raise SettingsError(f"Gradient Lab cannot start with {', '.join(problems)}.") from None
+    problem = _impossible(settings)
+    if problem:
+        raise SettingsError(f"Gradient Lab cannot start: {problem}.")
+    return settings
+
+
+def _variable(loc: tuple[int | str, ...]) -> str:
+    return "APP_" + str(loc[0]).upper() if loc else "an APP_* variable"
+
+
+def _impossible(settings: Settings) -> str | None:
+    """What no server could do with these settings, however the pages are used."""
+    if settings.device == "cuda":
+        import torch
+
+        if torch.version.cuda is None:
+            return (f"APP_DEVICE=cuda, but this torch ({torch.__version__}) was built without "
+                    "CUDA; set APP_DEVICE=cpu or auto, or install a CUDA build of torch")
+        if not torch.cuda.is_available():
+            return (f"APP_DEVICE=cuda, but torch {torch.__version__} finds no CUDA GPU on this "
+                    "machine (no device, or no driver); set APP_DEVICE=cpu or auto")
+    if os.geteuid() == 0:
+        import pwd
+
+        try:
+            pwd.getpwnam(settings.runner_user)
+        except KeyError:
+            return (f"APP_RUNNER_USER={settings.runner_user!r} is no user on this machine; the "
+                    "server runs as root, and learners' programs run as that user")
+    return None
 
 
 @lru_cache

@@ -1,6 +1,10 @@
 // The one fetch helper: JSON in, JSON out (or a stream of server-sent events), and every failure
 // as an ApiError. A request that cannot reach the server, or gets no answer in time, fails with
-// a type of its own, so that a page can say so plainly and offer to try again.
+// a type of its own, so that a page can say so plainly and offer to try again. A server too busy
+// to take a request (503 with Retry-After) is asked once more after the wait it names, and the
+// page says so while it waits.
+
+import { t } from "./page.js";
 
 // A request waits at most queue_seconds (10 s) for its turn and then runs for at most
 // wall_seconds (5 s): past 20 s no answer is coming. The training stream sends a chunk about
@@ -56,15 +60,44 @@ function deadline(signal) {
   return clock;
 }
 
+const RETRY_AFTER_MAX_S = 5;  // a longer wait is the learner's to choose, with the Retry button
+
 async function send(url, body, accept, clock) {
-  try {
-    return await fetch(url, {
-      method: "POST", signal: clock.signal, body: JSON.stringify(body),
-      headers: { "Content-Type": "application/json", Accept: accept },
+  for (let retried = false; ; retried = true) {
+    let response;
+    try {
+      response = await fetch(url, {
+        method: "POST", signal: clock.signal, body: JSON.stringify(body),
+        headers: { "Content-Type": "application/json", Accept: accept },
+      });
+    } catch (err) {
+      throw clock.explain(err, "unreachable");
+    }
+    const wait = Number(response.headers.get("Retry-After"));
+    if (retried) busyNotice(response.ok ? "net.busy.answered" : "net.busy.again");
+    const refused = response.status === 503 || response.status === 429;  // busy, or too many of ours
+    if (retried || !refused || !(wait >= 0) || wait > RETRY_AFTER_MAX_S) return response;
+    busyNotice("net.busy.waiting", { seconds: wait });
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, wait * 1000);
+      clock.signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
     });
-  } catch (err) {
-    throw clock.explain(err, "unreachable");
   }
+}
+
+// One line at the foot of the page, read out by screen readers, that says what the retry does.
+function busyNotice(key, params = {}) {
+  let note = document.getElementById("net-notice");
+  if (!note) {
+    note = document.createElement("p");
+    note.id = "net-notice";
+    note.setAttribute("role", "status");
+    document.body.append(note);
+  }
+  note.textContent = t(key, params);
+  note.hidden = false;
+  clearTimeout(note.timer);
+  if (key !== "net.busy.waiting") note.timer = setTimeout(() => { note.hidden = true; }, 6000);
 }
 
 async function refusal(response) {

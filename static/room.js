@@ -14,7 +14,7 @@ import { el, renderStudentQuestion, renderTeacherQuestion, renderWho } from "./r
 
 const STRINGS = JSON.parse(document.getElementById("room-strings").textContent);
 const $ = (id) => document.getElementById(id);
-const MEMBER = "gradientLab.room";    // localStorage: {code, shown, link, role, student, nickname, mine}
+const MEMBER = "gradientLab.room";    // localStorage: {code, shown, link, unreachable, role, student, nickname, mine}
 const AWAY = "gradientLab.room.away";  // sessionStorage: this tab explores on its own
 
 function t(key, params = {}) {
@@ -48,7 +48,8 @@ const api = (path, body = {}) => postJSON(`/api/rooms/${room.member.code}/${path
 async function start() {
   await attempt(async () => {
     const started = await postJSON("/api/rooms", {});
-    save({ code: started.code, shown: started.shown, link: started.link, role: "teacher" });
+    save({ code: started.code, shown: started.shown, link: started.link, role: "teacher",
+      unreachable: started.unreachable });
     connect();
     publish();
   });
@@ -246,10 +247,20 @@ function renderTeacher(member) {
   $("room-code-shown").textContent = member.shown;
   $("room-link").textContent = member.link;
   $("room-link").href = member.link;
+  renderUnreachable($("room-unreachable"), member.unreachable);
   if (room.crowd) renderWho($("room-students"), $("room-nicknames"), t, room.crowd);
   renderTeacherQuestion($("room-question-teacher"), t, room.view?.question, room.crowd,
     () => attempt(() => api("reveal")));
   if (room.asked === null) renderAsks();
+}
+
+// A link no student's device can open says so, with the one line that fixes it.
+function renderUnreachable(box, why) {
+  box.hidden = !why;
+  if (!why) return;
+  const fix = document.createElement("code");
+  fix.textContent = t(`room.unreachable.${why}.fix`);
+  box.replaceChildren(t(`room.unreachable.${why}`), " ", fix);
 }
 
 function renderStudent(member) {

@@ -3,12 +3,6 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 
-import pytest
-from fastapi.testclient import TestClient
-
-from gradient_lab.main import create_app
-from gradient_lab.settings import load_settings
-
 # Each test server keeps its replies in its own memory, so that what one test ran is never
 # another's (or another session's) kept reply; tests/kept/ and tests/browser hold the shared
 # stores, SQLite and Redis, to their promise.
@@ -19,7 +13,12 @@ os.environ.setdefault("APP_COMPUTE_AHEAD", "false")
 # TestClient's requests name the server "testserver": one of its names, as an operator would
 # list a proxy's public name (gradient_lab/web/edge.py).
 os.environ.setdefault("APP_ALLOWED_HOSTS", "testserver")
-load_settings.cache_clear()  # importing gradient_lab.main read them before these lines
+# Set before gradient_lab.main is imported: it builds an app, which reads the settings once.
+
+import pytest  # noqa: E402
+from fastapi.testclient import TestClient  # noqa: E402
+
+from gradient_lab.main import create_app  # noqa: E402
 
 
 @pytest.fixture(scope="session")

@@ -30,6 +30,9 @@ from gradient_lab.kept.store import Entry, KeptStore, StoreFailed
 
 _log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.05  # how often a process waiting on another's run looks again
+# A finished reply stays in this process's memory this long for the rest of a class arriving
+# together (fifty reads of the store, one after another, cost more than the run of a quick one).
+_LINGER_SECONDS = 2.0
 T = TypeVar("T")
 Run = Callable[[], AsyncIterator[bytes]]
 
@@ -55,16 +58,19 @@ class _Flight:
 class Reading:
     """One request's view of its key's flight: its bodies in order, then its error."""
 
-    def __init__(self, flight: _Flight, joined: bool, abandon: Callable[[], None]) -> None:
+    def __init__(self, flight: _Flight, joined: bool, abandon: Callable[[], None],
+                 counts: Counter[str]) -> None:
         self._flight = flight
         self._joined = joined
+        self._finished = flight.done  # joined once it was whole: read from what is kept
         self._abandon = abandon
+        self._counts = counts
 
     @property
     def outcome(self) -> str:
-        if self._flight.outcome == "hit" or not self._joined:
+        if not self._joined:
             return self._flight.outcome
-        return "shared"
+        return "hit" if self._flight.outcome == "hit" or self._finished else "shared"
 
     async def __aiter__(self) -> AsyncGenerator[bytes, None]:
         flight = self._flight
@@ -82,6 +88,7 @@ class Reading:
                 await flight.changed.wait()
         finally:
             flight.readers -= 1
+            self._counts[self.outcome or "failed"] += 1  # each request once, as it came
             # A stream nobody reads any more ends (its child is killed); a single reply runs
             # on, to be kept for whoever asks next.
             if flight.stream and flight.readers == 0 and not flight.done and flight.task:
@@ -92,28 +99,33 @@ class Reading:
 class Keeper:
     def __init__(self, store: KeptStore, clock: Callable[[], float] = time.time) -> None:
         self.store = store
-        self.counts: Counter[str] = Counter()  # outcomes, for /healthz and /metrics
+        self.counts: Counter[str] = Counter()  # requests by outcome, for /healthz, /metrics
         self._clock = clock
         self._owner = uuid.uuid4().hex  # this process, as the store's claims name it
         self._flights: dict[str, _Flight] = {}
         self._store_ok = True
 
+    def flying(self, key: str) -> bool:
+        """Whether a request for `key` now would join one already run or read here."""
+        return key in self._flights
+
     def open(self, key: str, run: Run, *, lifetime: float | None, claim_seconds: float,
-             stream: bool) -> Reading:
+             stream: bool, landed: Callable[[], None] | None = None) -> Reading:
         """The reply under `key`: kept, in flight, or run now (run() yields its bodies).
         `lifetime`: how long it stays kept (None: until evicted); `claim_seconds`: the
-        longest the run can take, past which another process may take it over."""
+        longest the run can take, past which another process may take it over; `landed`:
+        called once a flight this call starts has its whole reply (or its error)."""
         flight = self._flights.get(key)
         joined = flight is not None
         if flight is None:
             flight = self._flights[key] = _Flight(stream)
             flight.task = asyncio.create_task(self._fly(key, flight, run, lifetime,
-                                                        claim_seconds))
+                                                        claim_seconds, landed))
         def abandon() -> None:  # a stream left by all: the next asker starts afresh
             if self._flights.get(key) is flight:
                 del self._flights[key]
 
-        return Reading(flight, joined, abandon)
+        return Reading(flight, joined, abandon, self.counts)
 
     async def aclose(self) -> None:
         for flight in list(self._flights.values()):
@@ -124,7 +136,7 @@ class Keeper:
     # --- one key's flight ----------------------------------------------------------------
 
     async def _fly(self, key: str, flight: _Flight, run: Run, lifetime: float | None,
-                   claim_seconds: float) -> None:
+                   claim_seconds: float, landed: Callable[[], None] | None) -> None:
         try:
             if await self._wait_or_claim(key, flight, claim_seconds):
                 flight.outcome = "ran"
@@ -134,9 +146,13 @@ class Keeper:
         except BaseException as error:  # noqa: BLE001 - every reader gets it, as one would
             flight.error = error
         finally:
-            self.counts[flight.outcome or "failed"] += 1
             flight.done = True
             flight.tell()
+            if landed is not None:
+                landed()
+            kept = flight.error is None or getattr(flight.error, "repeatable", False)
+            if kept and not isinstance(flight.error, asyncio.CancelledError):
+                await asyncio.sleep(min(_LINGER_SECONDS, lifetime or _LINGER_SECONDS))
             if self._flights.get(key) is flight:
                 del self._flights[key]
 

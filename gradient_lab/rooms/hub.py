@@ -94,6 +94,15 @@ class Hub:
             self._task = asyncio.create_task(self._poll(), name="rooms-hub")
         return watcher
 
+    def counts(self) -> dict[str, int]:
+        """The rooms this process's screens follow, those screens, and the rooms' students
+        (/metrics): a replica counts what it serves."""
+        students = sum(json.loads(snapshot.crowd)["students"] for snapshot in
+                       list(self._latest.values()))
+        return {"rooms": len(self._watchers),
+                "screens": sum(len(watchers) for watchers in list(self._watchers.values())),
+                "students": students}
+
     def nudge(self) -> None:
         """Poll now: this process has just changed a room."""
         self._wake.set()

@@ -4,17 +4,19 @@ they answer: gradient_lab.kept)."""
 from __future__ import annotations
 
 import copy
+from collections import Counter
 from collections.abc import AsyncGenerator, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated, Any
 
 from fastapi import Depends, Request, Response
 
-from gradient_lab.errors import AppError, ProgramError
+from gradient_lab.errors import AppError, ProgramError, TooMany
 from gradient_lab.kept import Keeper, Reading
 from gradient_lab.kept.keys import fingerprint, key, names_the_clock_or_chance, texts_of
 from gradient_lab.runner.pool.pool import Pool
 from gradient_lab.settings import Settings, get_settings
+from gradient_lab.web.client import client_of
 
 # A stranger's program that names the clock or randomness answers differently each run: its
 # reply is shared only by the identical requests of one moment (a class following its teacher).
@@ -30,6 +32,8 @@ class Runner:
     pool: Pool
     keeper: Keeper
     settings: Settings
+    client: str = ""  # who asks (web/client.py), for the cap on one client's programs
+    programs: Counter[str] = field(default_factory=Counter)  # runs in flight, by client
 
     async def reply(self, job: Callable[..., Any], *, strangers_code: bool,
                     **args: object) -> Response:
@@ -67,8 +71,28 @@ class Runner:
                 else settings.kept_program_seconds
         kept_under = key(job.__name__, args, settings.limits(), wall, cpu, settings.device,
                          fingerprint())
+        landed = None
+        if strangers_code and not self.keeper.flying(kept_under):
+            landed = self._count_a_program()
         return self.keeper.open(kept_under, run, lifetime=lifetime, stream=stream,
-                                claim_seconds=settings.queue_seconds + wall + _GRACE_SECONDS)
+                                claim_seconds=settings.queue_seconds + wall + _GRACE_SECONDS,
+                                landed=landed)
+
+    def _count_a_program(self) -> Callable[[], None]:
+        """Count a learner's program that starts a run for this client, until its run ends
+        (a request the browser gave up on still counts: its run goes on, to be kept); past
+        the cap, TooMany. A request that joins a run in flight costs nothing, and counts not."""
+        programs, client = self.programs, self.client
+        if programs[client] >= self.settings.client_programs:
+            raise TooMany(f"{programs[client]} of your programs are still running or waiting; "
+                          "the next can start when one of them ends", hint_key="hint.too_many")
+        programs[client] += 1
+
+        def landed() -> None:
+            programs[client] -= 1
+            if programs[client] <= 0:
+                del programs[client]
+        return landed
 
     def device(self, requested: str) -> str:
         """Where a job runs: the device the request names, or for "auto" the server's setting.
@@ -86,7 +110,9 @@ class Runner:
 
 async def get_runner(request: Request,
                      settings: Annotated[Settings, Depends(get_settings)]) -> Runner:
-    return Runner(request.app.state.pool, request.app.state.kept, settings)
+    state = request.app.state
+    return Runner(state.pool, state.kept, settings, client_of(request, settings),
+                  state.programs)
 
 
 RunnerDep = Annotated[Runner, Depends(get_runner)]

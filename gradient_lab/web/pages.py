@@ -5,7 +5,7 @@ from __future__ import annotations
 from fastapi import Request
 from fastapi.templating import Jinja2Templates
 
-from gradient_lab import i18n
+from gradient_lab import __version__, i18n
 from gradient_lab.assets import assets
 
 
@@ -28,3 +28,4 @@ def _page_context(request: Request) -> dict[str, object]:
 
 
 templates = Jinja2Templates(directory=assets("templates"), context_processors=[_page_context])
+templates.env.globals["version"] = __version__  # the footer's: two builds told apart

@@ -330,3 +330,49 @@ def test_a_basins_map_that_gets_no_answer_can_be_retried(open_tab: Callable[...,
     page.locator("#error button.retry").click()
     page.wait_for_function(f"{traces} === {before + 1}", timeout=SLOW)  # the map's one trace
     assert page.locator("#error").is_hidden()
+
+
+@pytest.mark.parametrize(("lab", "lang"), [(GRAPH, "en"), (TRAINING, "zh-CN")],
+                         ids=["graph", "training"])
+def test_a_busy_server_that_names_a_wait_is_asked_once_more_and_the_page_says_so(
+        open_tab: Callable[..., Any], lab: Lab, lang: str) -> None:
+    s = _strings(lang)
+    page = open_tab(lab, lang, 390, 844)
+    asked: list[str] = []
+
+    def busy_once(route: Any) -> None:
+        asked.append(route.request.url)
+        if len(asked) == 1:
+            route.fulfill(status=503, content_type="application/json", body=json.dumps(BUSY),
+                          headers={"Retry-After": "1"})
+        else:
+            route.continue_()
+
+    page.route(f"**{lab.api}", busy_once)
+    before = _count(page, lab)
+    _press(page, lab.button)
+    note = page.locator("#net-notice")
+    note.wait_for(state="visible", timeout=SOON)
+    assert note.inner_text() == s["net.busy.waiting"].replace("{seconds}", "1")
+    assert note.get_attribute("role") == "status"
+    _expect_recovered(page, lab, before)
+    assert len(asked) == 2
+    assert note.inner_text() == s["net.busy.answered"]
+    _shoot(page, f"{lab.name}-busy-retried-{lang}", "#net-notice")
+
+
+def test_a_server_still_busy_after_the_one_retry_gets_the_busy_notice(
+        open_tab: Callable[..., Any]) -> None:
+    page = open_tab(GRAPH, "en", 1920, 1080)
+    asked: list[str] = []
+
+    def busy(route: Any) -> None:
+        asked.append(route.request.url)
+        route.fulfill(status=503, content_type="application/json", body=json.dumps(BUSY),
+                      headers={"Retry-After": "1"})
+
+    page.route(f"**{GRAPH.api}", busy)
+    _press(page, GRAPH.button)
+    _expect_notice(page, GRAPH, "en", "busy", timeout=SOON + 2_000)
+    assert len(asked) == 2  # once, then once more after the wait it named: no more
+    assert page.locator("#net-notice").inner_text() == EN["net.busy.again"]

@@ -148,6 +148,15 @@ def test_a_class_follows_its_teacher_answers_and_sees_the_reveal(
     open_lab(teacher.page, f"{here}/#ex=S2")
     code = _start(teacher)
     assert len(code) == 9 and code[4] == "-"
+    # These servers listen on 127.0.0.1 only (and CI's run in a container): the panel says no
+    # student's device can open the link, and gives the line that fixes it.
+    warning = teacher.page.locator("#room-unreachable")
+    assert warning.is_visible()
+    why = "container" if Path("/.dockerenv").exists() or Path("/run/.containerenv").exists() \
+        else "loopback"
+    assert teacher.t(f"room.unreachable.{why}") in warning.inner_text()
+    assert warning.locator("code").inner_text() == teacher.t(f"room.unreachable.{why}.fix")
+    teacher.page.screenshot(path=str(artifacts / f"room-unreachable-{teacher_lang}.png"))
 
     # Three students: a phone by the QR code's link, two laptops typing the code; the third on
     # the teacher's server, the others on the other one.

@@ -2,7 +2,8 @@
 
 Each program runs in a fresh process (forked from one that had imported the modules the lab
 preloads, so neither side pays torch's lazy imports: torch._dynamo alone takes a second at a
-program's first optimizer), in an empty working directory, with nothing on stdin,
+program's first optimizer), in an empty working directory where it is program.py and
+`__main__` (sys.modules["__main__"], `__file__`, sys.argv[0]), with nothing on stdin,
 its text where inspect.getsource finds a script's, and one thread for torch and numpy's BLAS
 (the lab's thread count). No walls and no lab code: plain Python.
 
@@ -20,6 +21,7 @@ import random
 import sys
 import tempfile
 import time
+import types
 
 from gradient_lab.runner.child.environment import ONE_THREAD  # imports nothing numeric
 
@@ -51,9 +53,15 @@ def run(source: str, timeout: float = 60.0) -> tuple[str, str | None, float]:
             sys.argv = ["program.py"]
             sys.stdin = io.StringIO()
             sys.stdout = out
-            linecache.cache["<program>"] = (len(source), None, source.splitlines(True),
-                                            "<program>")
-            exec(compile(source, "<program>", "exec"), {"__name__": "__main__"})
+            main = types.ModuleType("__main__")
+            main.__file__ = os.path.abspath("program.py")
+            main.__builtins__ = __builtins__  # type: ignore[attr-defined]
+            with open(main.__file__, "w", encoding="utf-8") as script:
+                script.write(source)
+            sys.modules["__main__"] = main
+            for name in ("<program>", main.__file__):
+                linecache.cache[name] = (len(source), None, source.splitlines(True), name)
+            exec(compile(source, "<program>", "exec"), main.__dict__)
         except SystemExit as exit_:
             if exit_.code not in (None, 0):
                 error = f"SystemExit: {exit_.code}"

@@ -46,7 +46,7 @@ def test_starting_a_room_gives_its_code_and_link_and_keeps_the_token_in_a_cookie
     body = response.json()
     code = body["code"]
     assert body == {"code": code, "shown": f"{code[:4]}-{code[4:]}",
-                    "link": f"http://testserver/?join={code}"}
+                    "link": f"http://testserver/?join={code}", "unreachable": None}
     cookie = response.headers["set-cookie"]
     token = cookie.split(";")[0].split("=", 1)[1]
     assert len(token) >= 43 and token not in response.text

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from gradient_lab import jobs
-from gradient_lab.runner.child.environment import ONE_THREAD
+from gradient_lab.runner.child.environment import child_environment
 from gradient_lab.runner.limits import Limits
 from gradient_lab.runner.pool.pool import Pool, PoolConfig
 
@@ -83,13 +83,19 @@ def test_numpy_in_the_lab_prints_what_plain_python_prints_under_a_chosen_openbla
     assert reply["stdout"] == chosen[1]
 
 
+def _lab_environment(pool: Pool, core: str) -> dict[str, str]:
+    """The server's kernel choices (this machine's own, OPENBLAS_L2_SIZE say, and the core
+    type), one thread, and the lab's own: the empty working directory as inductor's cache."""
+    return child_environment({**os.environ, "OPENBLAS_CORETYPE": core}, pool._workdir)
+
+
 def test_a_program_sees_the_kernel_choice_and_one_thread_and_nothing_else(
         pool: Pool, chosen: tuple[str, str]) -> None:
     reply = _run(pool, "import os\nprint(dict(os.environ))")
-    assert reply["stdout"] == f"{ {'OPENBLAS_CORETYPE': chosen[0], **ONE_THREAD} }\n"
+    assert reply["stdout"] == f"{_lab_environment(pool, chosen[0])}\n"
 
 
 def test_the_walls_report_the_same_environment(pool: Pool, chosen: tuple[str, str]) -> None:
     body = asyncio.run(pool.run(jobs.walls, wall_seconds=10, cpu_seconds=10, queue_seconds=30,
                                 strangers_code=False))
-    assert json.loads(body)["environment"] == {"OPENBLAS_CORETYPE": chosen[0], **ONE_THREAD}
+    assert json.loads(body)["environment"] == _lab_environment(pool, chosen[0])

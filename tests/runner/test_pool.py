@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import resource
 import signal
 import time
 from collections.abc import Iterator
@@ -155,6 +156,72 @@ def test_a_killed_zygote_is_started_again_and_the_pool_runs_on() -> None:
             time.sleep(0.1)
         assert pool.restarts == 1
         _whole_again(pool, seconds=10)
+    finally:
+        pool.close()
+
+
+def test_requests_while_the_zygote_is_down_do_not_keep_the_new_one_from_forking() -> None:
+    # Forks asked for while it was down used to stay counted as in flight: after the restart
+    # no child came, and every request was a 503 for good behind a healthy /readyz.
+    pool = Pool(PoolConfig(ready=1, jobs=1, memory_mb=LIMITS.memory_mb,
+                           max_cpu_seconds=LIMITS.cpu_seconds))
+    pool.start()
+    try:
+        os.kill(pool._zygote.pid, signal.SIGKILL)
+        deadline = time.monotonic() + 5
+        while pool.trouble() is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert pool.trouble() == "the runner's zygote was lost and is starting again"
+        with ThreadPoolExecutor(4) as threads:  # each asks for forks while it is down
+            answers = list(threads.map(lambda _: _outcome(pool), range(4)))
+        assert set(answers) <= {"ok", "busy"}
+        deadline = time.monotonic() + 60
+        while pool.restarts == 0 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert (pool.restarts, pool.trouble()) == (1, None)
+        _whole_again(pool, seconds=10)
+        assert _run(pool, S2)["stdout"] == "tensor([42.])\ntensor([28.])\n"
+    finally:
+        pool.close()
+
+
+def _outcome(pool: Pool) -> str:
+    try:
+        _run_queued(pool, S2, queue_seconds=0.3)
+    except AppError as error:
+        return error.type
+    return "ok"
+
+
+def _run_queued(pool: Pool, code: str, queue_seconds: float) -> bytes:
+    return asyncio.run(pool.run(jobs.graph, wall_seconds=2, cpu_seconds=2,
+                                queue_seconds=queue_seconds, strangers_code=True, code=code,
+                                device="cpu", limits=LIMITS))
+
+
+def test_a_fork_the_machine_refuses_is_a_refused_job_and_the_zygote_lives_on() -> None:
+    # Where the host limits tasks, a fork can fail: that job gets a 503, not every program.
+    # Here the zygote's descriptors run out (a pipe for the child cannot be made), which takes
+    # the same way as a fork refused for want of tasks.
+    pool = Pool(PoolConfig(ready=1, jobs=1, memory_mb=LIMITS.memory_mb,
+                           max_cpu_seconds=LIMITS.cpu_seconds))
+    pool.start()
+    zygote = pool._zygote.pid
+    assert zygote is not None
+    try:
+        _whole_again(pool, seconds=10)
+        limit = resource.prlimit(zygote, resource.RLIMIT_NOFILE)
+        resource.prlimit(zygote, resource.RLIMIT_NOFILE,
+                         (len(os.listdir(f"/proc/{zygote}/fd")), limit[1]))
+        assert _run(pool, S2)["stdout"] == "tensor([42.])\ntensor([28.])\n"  # the ready one
+        with pytest.raises(AppError) as refused:
+            _run_queued(pool, S2, queue_seconds=10)
+        assert refused.value.status == 503 and "could not start a process" in \
+            refused.value.message
+        assert pool.fork_failures >= 1 and pool.restarts == 0
+        resource.prlimit(zygote, resource.RLIMIT_NOFILE, limit)
+        assert _run(pool, S2)["stdout"] == "tensor([42.])\ntensor([28.])\n"
+        assert pool._zygote.pid == zygote
     finally:
         pool.close()
 

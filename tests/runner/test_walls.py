@@ -21,7 +21,7 @@ import pytest
 import torch
 
 from gradient_lab import jobs
-from gradient_lab.runner.child.environment import numeric_environment
+from gradient_lab.runner.child.environment import child_environment
 from gradient_lab.runner.child.lockin import Walls
 from gradient_lab.runner.limits import Limits
 from gradient_lab.runner.pool.pool import Pool, PoolConfig
@@ -95,7 +95,7 @@ def _report(pool: Pool) -> dict[str, object]:
     return json.loads(body)  # type: ignore[no-any-return]
 
 
-def test_a_child_runs_unprivileged_with_no_capabilities_and_only_numeric_variables(
+def test_a_child_runs_unprivileged_with_no_capabilities_and_only_the_labs_variables(
         walled: Pool) -> None:
     report = _report(walled)
     if ROOT:  # the server runs as root (as CI does): the child is nobody
@@ -110,9 +110,11 @@ def test_a_child_runs_unprivileged_with_no_capabilities_and_only_numeric_variabl
         assert report["cap_bounding"] == 0, report
     assert report["seccomp"] == 2, report  # SECCOMP_MODE_FILTER
     assert report["no_new_privs"] == 1, report
-    assert report["environment"] == numeric_environment(os.environ), report
+    # the kernel choices and one thread, and the empty working directory as inductor's cache
+    assert report["environment"] == child_environment(os.environ, walled._workdir), report
     assert not report["reads_root"] and not report["reads_proc"], report
     assert not report["cwd_readable"], report
+    assert report["reads_imports"], report  # the stdlib and torch, wherever they are installed
 
 
 def test_the_server_reports_every_wall_up(walled: Pool) -> None:

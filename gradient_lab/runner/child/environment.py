@@ -4,6 +4,9 @@ choose how the numeric libraries compute, as they reach `python program.py`, and
 They pick which kernels run, so which bits come out: a machine that sets `OPENBLAS_CORETYPE`
 and a zygote that does not would make NumPy's sums differ in their last digits from plain
 Python's. None of them holds a secret. Thread counts are not the server's to choose: one.
+
+A child adds one of the lab's own (child_environment): where torch's compiler looks for its
+cache folder.
 """
 
 from __future__ import annotations
@@ -33,3 +36,17 @@ def numeric_environment(environ: Mapping[str, str]) -> dict[str, str]:
     """The kernel choices `environ` makes, with the lab's one thread."""
     chosen = {name: environ[name] for name in KERNEL_CHOICE if name in environ}
     return {**chosen, **ONE_THREAD}
+
+
+def child_environment(environ: Mapping[str, str], workdir: str) -> dict[str, str]:
+    """All a program finds in os.environ: the kernel choices, the lab's one thread, and the
+    child's working directory as torch's compiler cache folder.
+
+    .. note:: Inductor makes sure its cache folder exists whenever it is imported, which
+       torch.func.linearize does: without a folder that exists, that fails at the wall
+       (/tmp/torchinductor_nobody). The working directory exists, is empty, and nothing may
+       write or even list it: what only asks for the folder runs, and what would write there
+       (torch.compile's generated code, built by a C++ compiler in a process of its own)
+       meets the wall as every write and every process does.
+    """
+    return {**numeric_environment(environ), "TORCHINDUCTOR_CACHE_DIR": workdir}

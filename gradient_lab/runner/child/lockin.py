@@ -46,7 +46,7 @@ class Confinement:
     address_space: int | None  # bytes of virtual memory; None on CUDA, which maps huge ranges
     cpu_seconds: int  # the CPU limit: SIGXCPU past it, SIGKILL a second later
     seccomp: bytes | None  # the filter, compiled once (seccomp.compile_filter)
-    environment: dict[str, str]  # all a program finds in os.environ (numeric_environment)
+    environment: dict[str, str]  # all a program finds in os.environ (child_environment)
     gpu_memory: int | None = None  # on a GPU: CUDA starts before the lock-in, capped at this
 
 

@@ -1,7 +1,10 @@
 """run_program: a learner's program, run as `python program.py` would run it, inside the walls.
 
 It is compiled as written (the filename `<program>`, so tracebacks and lines are the learner's)
-and run by CPython with the real builtins, imports and torch, from the lab's seed. What it
+and run by CPython with the real builtins, imports and torch, from the lab's seed, as the
+module `__main__`: in sys.modules while it runs (so its classes and functions pickle, and
+`torch.save(model)` works), with a `__file__` naming program.py in the working directory (a
+file no one can read there, as in a folder the program may not list). What it
 prints is kept up to a limit; what it leaves behind (its variables) and its error, if any, come
 back as an Execution. The walls are the kernel's (lockin.py): nothing here checks what the
 program may do.
@@ -12,20 +15,22 @@ from __future__ import annotations
 import builtins
 import io
 import linecache
+import os
 import random
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from types import FrameType, TracebackType
+from types import FrameType, ModuleType, TracebackType
 
 import numpy as np
 import torch
 
 from gradient_lab.errors import AppError, ProgramError, TooLarge
-from gradient_lab.runner.child import hints
+from gradient_lab.runner.child import hints, workers
 
 FILENAME = "<program>"
+SCRIPT = "program.py"  # sys.argv[0], as `python program.py` was typed
 SEED = 0  # every run starts from it, as `torch.manual_seed(0)` at the top of the program would
 
 
@@ -59,13 +64,17 @@ def run_program(code: str, *, program_bytes: int, stdout_bytes: int) -> Executio
                            hint_key="hint.syntax_error") from None
     except ValueError as error:  # a NUL byte in the source
         raise ProgramError(f"SyntaxError: {error}", hint_key="hint.syntax_error") from None
+    path = os.path.join(os.getcwd(), SCRIPT)  # as runpy makes it, from the working directory
+    main = _main_module(path)
+    lines = code.splitlines(keepends=True)
     # Its text where inspect.getsource (torch.jit.script) and tracebacks look for it, as
-    # they find a program.py on disk.
-    linecache.cache[FILENAME] = (size, None, code.splitlines(keepends=True), FILENAME)
-    namespace: dict[str, object] = {"__name__": "__main__", "__builtins__": builtins}
+    # they find a program.py on disk: by its code's filename, and by its module's file.
+    for name in (FILENAME, path):
+        linecache.cache[name] = (size, None, lines, name)
+    namespace = main.__dict__
     out = _Output(stdout_bytes)
     failure: AppError | None = None
-    with _as_a_script(out):
+    with _as_a_script(out, main):
         try:
             exec(compiled, namespace)  # the learner's program: the walls are the kernel's
         except SystemExit as exit_:
@@ -79,23 +88,39 @@ def run_program(code: str, *, program_bytes: int, stdout_bytes: int) -> Executio
     return Execution(namespace, out.getvalue(), failure)
 
 
+def _main_module(path: str) -> ModuleType:
+    """A fresh `__main__`, as Python makes one for the script at `path` (in the working
+    directory, which the program may not list: the file cannot be read)."""
+    main = ModuleType("__main__")
+    main.__file__ = path
+    main.__builtins__ = builtins  # type: ignore[attr-defined]  # a script's is the module
+    main.__loader__ = main.__spec__ = main.__package__ = None
+    main.__cached__ = None  # type: ignore[attr-defined]
+    return main
+
+
 @contextmanager
-def _as_a_script(out: _Output) -> Iterator[None]:
-    """The state `python program.py` starts in: the lab's seed, its argv, no input."""
+def _as_a_script(out: _Output, main: ModuleType) -> Iterator[None]:
+    """The state `python program.py` starts in: the lab's seed, its argv, its module as
+    `__main__`, no input; and DataLoader's workers, which would be processes, in this one."""
     torch.default_generator.manual_seed(SEED)  # what torch.manual_seed does for the CPU
     if torch.cuda.is_initialized():
         torch.cuda.manual_seed_all(SEED)
     random.seed(SEED)
     np.random.seed(SEED)
-    saved = sys.argv, sys.stdin, sys.stdout, sys.stderr
-    sys.argv = ["program.py"]
+    saved = sys.argv, sys.stdin, sys.stdout, sys.stderr, sys.modules.get("__main__")
+    sys.modules["__main__"] = main  # pickle finds the program's classes where Python does
+    sys.argv = [SCRIPT]
     sys.stdin = io.StringIO()  # input() meets the end of its input, as from </dev/null
     sys.stdout = out
     sys.stderr = _Output(out.limit)  # kept apart, and dropped: the lab shows what is printed
     try:
-        yield
+        with workers.without_processes():  # DataLoader(num_workers=2): the same batches
+            yield
     finally:
-        sys.argv, sys.stdin, sys.stdout, sys.stderr = saved
+        sys.argv, sys.stdin, sys.stdout, sys.stderr, previous = saved
+        if previous is not None:
+            sys.modules["__main__"] = previous
 
 
 class _Output(io.StringIO):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ctypes
 import os
+import sys
 from typing import Any
 
 _PR_CAPBSET_READ, _PR_GET_SECCOMP, _PR_GET_NO_NEW_PRIVS = 23, 21, 39
@@ -43,7 +44,16 @@ def report() -> dict[str, Any]:
         "reads_root": _can(lambda: os.listdir("/")),
         "reads_proc": _can(lambda: open("/proc/self/status").read()),
         "cwd_readable": _can(lambda: os.listdir(".")),
+        # The installation, from any folder (a venv in /root): what a lazy import reads.
+        "reads_imports": all(_can(lambda path=path: open(path, "rb").read(1))
+                             for path in _imported()),
     }
+
+
+def _imported() -> list[str]:
+    """The files of the standard library's os and of torch, where the children import from."""
+    return [module.__file__ for module in (os, sys.modules.get("torch"))
+            if module is not None and module.__file__ is not None]
 
 
 def _can(attempt: Any) -> bool:

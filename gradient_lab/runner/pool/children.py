@@ -79,12 +79,13 @@ class Zygote:
 
     def __init__(self, config_of: Callable[[int], ZygoteConfig], entry: str,
                  on_forked: Callable[[Child], None], on_exited: Callable[[int], None],
-                 on_lost: Callable[[], None]) -> None:
+                 on_lost: Callable[[], None], on_fork_failed: Callable[[str], None]) -> None:
         self._config_of = config_of  # the config, given the zygote's end of the socket
         self._entry = entry  # the module the zygote runs: it holds the jobs (gradient_lab.jobs)
         self._on_forked = on_forked
         self._on_exited = on_exited
         self._on_lost = on_lost
+        self._on_fork_failed = on_fork_failed
         self._channel: socket.socket | None = None
         self._process: subprocess.Popen[bytes] | None = None
         self._send = threading.Lock()
@@ -113,7 +114,8 @@ class Zygote:
             hello = {}
         if "hello" not in hello:
             self._process.kill()
-            raise RuntimeError("the runner's zygote did not start (see its log above)")
+            raise RuntimeError(hello.get("refused") or
+                               "the runner's zygote did not start (see its log above)")
         ours.settimeout(None)
         self._channel = ours
         self.walls = hello["hello"]
@@ -168,6 +170,8 @@ class Zygote:
                     while len(self._endings) > _ENDINGS_KEPT:
                         self._endings.popitem(last=False)
                 self._on_exited(int(message["exited"]))
+            elif "fork_failed" in message:
+                self._on_fork_failed(str(message["fork_failed"])[:200])
             else:
                 for fd in fds:
                     os.close(fd)

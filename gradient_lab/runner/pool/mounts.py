@@ -7,13 +7,17 @@ moves into a mount namespace of its own, which its children inherit: each closed
 the way to an import root is covered by an empty one that anyone may enter, and the way
 through is bound back, so every path stays what it was. The covered folders' other contents
 disappear from the view (what was in /root is gone for the children, as it should be).
-Needs CAP_SYS_ADMIN, which the root it is meant for has; elsewhere it is not needed.
+Needs CAP_SYS_ADMIN, which the root it is meant for has; elsewhere it is not needed. A root
+without it (a container's) cannot make the view: then the runner refuses to start (NoWay),
+with a sentence saying what to change, rather than run programs that cannot import what
+`python program.py` imports (torch imports much of itself lazily: torch.save, torch.func).
 """
 
 from __future__ import annotations
 
 import ctypes
 import os
+import pwd
 import stat
 import tempfile
 from collections.abc import Callable, Iterable
@@ -24,22 +28,45 @@ _MS_BIND, _MS_REC, _MS_PRIVATE, _MS_MOVE = 4096, 16384, 1 << 18, 8192
 _libc = ctypes.CDLL(None, use_errno=True)
 
 
+class NoWay(Exception):
+    """The children's user cannot reach an import root, and this process cannot open a way."""
+
+
 def open_the_way(roots: Iterable[str], uid: int, gid: int) -> list[str]:
-    """Make every root reachable by uid/gid in this process's view; the folders covered."""
+    """Make every root reachable by uid/gid in this process's view; the folders covered.
+    Raises NoWay, saying why and what to change, where the view cannot be made."""
+    roots = list(roots)
+    # From the top down: a folder bound back into a cover keeps its own mode, so a closed
+    # folder inside a closed folder (pytest's 0700 temporary folders) is covered in its turn.
     closed = sorted({folder for root in roots for folder in _closed_on_the_way(root, uid, gid)},
                     key=lambda folder: folder.count("/"))
-    closed = [folder for folder in closed  # the highest closed folder covers those below it
-              if not any(folder != other and folder.startswith(other.rstrip("/") + "/")
-                         for other in closed)]
     if not closed:
         return []
-    _call(_libc.unshare, _CLONE_NEWNS)
+    try:
+        _call(_libc.unshare, _CLONE_NEWNS)
+    except OSError as error:
+        raise NoWay(_no_way(closed, roots, uid, error)) from error
     _call(_libc.mount, b"none", b"/", None, _MS_REC | _MS_PRIVATE, None)
     for folder in closed:
         keep = sorted({_child_toward(folder, root) for root in roots
                        if root.startswith(folder.rstrip("/") + "/")})
         _cover(folder, keep)
     return closed
+
+
+def _no_way(closed: list[str], roots: list[str], uid: int, error: OSError) -> str:
+    user = pwd.getpwuid(uid).pw_name
+    below = sorted({root for root in roots for folder in closed
+                    if root.startswith(folder.rstrip("/") + "/")})
+    below = [root for root in below  # the highest of them name the rest
+             if not any(root.startswith(other.rstrip("/") + "/") for other in below)]
+    return (f"the runner's children run as {user}, who may not enter {' or '.join(closed)}, "
+            f"on the way to where Python and the app are installed ({', '.join(below)}), and "
+            f"without CAP_SYS_ADMIN ({error.strerror}) this server cannot open them a way: "
+            f"their programs could import only what the runner preloaded. Install Python and "
+            f"the app where {user} can read them (the Docker image has Python in /usr/local "
+            f"and the app in /opt/venv), start the server with CAP_SYS_ADMIN, or start it as "
+            f"a user other than root")
 
 
 def _closed_on_the_way(root: str, uid: int, gid: int) -> list[str]:

@@ -42,6 +42,12 @@ _log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.025  # how often a running job's CPU (and, on CUDA, its memory) is read
 _KILL_GRACE_SECONDS = 0.5  # past its wall limit, this long for a child to end itself first
 _ENDING_SECONDS = 1.0  # how long to wait for the zygote's word on how a child ended
+# After the zygote is lost: the first wait before starting another, doubling to the last.
+_RESTART_FIRST_SECONDS, _RESTART_LAST_SECONDS = 0.5, 30.0
+# Ready children that end before any program reached them, this many within this long: the
+# runner cannot keep children alive (a device they cannot open, a limit they start past), and
+# /readyz says so rather than the pool forking in a loop behind a healthy face.
+_EARLY_ENDS, _EARLY_ENDS_SECONDS = 5, 10.0
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 _PAGE_BYTES = os.sysconf("SC_PAGE_SIZE")
 _T = TypeVar("_T")
@@ -108,6 +114,11 @@ class Pool:
         self.forked = 0  # children the zygote has forked
         self.started = 0  # jobs handed to a child
         self.restarts = 0  # zygotes started again after one was lost
+        self.ended_early = 0  # ready children that ended before a job reached them
+        self._early_ends: deque[float] = deque(maxlen=_EARLY_ENDS)
+        self._failure: str | None = None  # why the runner cannot go on, once it cannot
+        self._zygote_up = True  # False from its loss until another has started
+        self.fork_failures = 0  # forks the zygote could not make (a task or memory limit)
 
     # --- life -------------------------------------------------------------------------------
 
@@ -115,7 +126,8 @@ class Pool:
         """Start the zygote and the ready children; raises if the zygote cannot start."""
         self.walls = self._zygote.start()
         missing = self.missing_walls()
-        _log.log(logging.WARNING if missing else logging.INFO, "runner walls: %s%s",
+        # main.py says which walls are up in the start-up lines; a missing one is worth two.
+        _log.log(logging.WARNING if missing else logging.DEBUG, "runner walls: %s%s",
                  self.walls, f"; missing: {', '.join(missing)}" if missing else "")
         self._top_up()
 
@@ -140,7 +152,24 @@ class Pool:
         with self._lock:
             ready = len(self._ready)
         return {"ready": ready, **self._places.counts(), "forked": self.forked,
-                "started": self.started, "walls": self.walls}
+                "started": self.started, "ended_early": self.ended_early,
+                "fork_failures": self.fork_failures,
+                "restarts": self.restarts, "walls": self.walls}
+
+    def trouble(self) -> str | None:
+        """Why the runner cannot keep children alive to run programs, if it cannot."""
+        with self._lock:
+            if self._failure is not None:
+                return self._failure
+            if not self._zygote_up:
+                return "the runner's zygote was lost and is starting again"
+            ends = list(self._early_ends)
+        if len(ends) == _EARLY_ENDS and ends[-1] - ends[0] <= _EARLY_ENDS_SECONDS and \
+                time.monotonic() - ends[-1] <= _EARLY_ENDS_SECONDS:
+            return (f"{_EARLY_ENDS} of the runner's children ended within "
+                    f"{ends[-1] - ends[0]:.1f} s before any program reached them; see the "
+                    "server's log")
+        return None
 
     # --- jobs -------------------------------------------------------------------------------
 
@@ -298,7 +327,7 @@ class Pool:
         with self._lock:
             wanted = self.config.ready + len(self._child_waiters) - len(self._ready) - \
                 self._forking
-            if self._closed or wanted <= 0:
+            if self._closed or not self._zygote_up or wanted <= 0:
                 return
             self._forking += wanted
         for _ in range(wanted):
@@ -327,15 +356,22 @@ class Pool:
             dead = next((child for child in self._ready if child.pid == pid), None)
             if dead is not None:
                 self._ready.remove(dead)
+                self.ended_early += 1
+                self._early_ends.append(time.monotonic())
         if dead is not None:
+            _log.warning("a ready child ended before any program reached it (%s)",
+                         _ended(self._zygote.ending(pid)))
             dead.close()
             self._top_up()
 
     def _lost(self) -> None:
-        """From the reader thread: the zygote died, and its children with it. Start another."""
+        """From the reader thread: the zygote died, and its children with it. Start another;
+        until it is up, no fork is asked for (none would come, and counted it would keep the
+        new zygote from forking)."""
         with self._lock:
             ready, self._ready = list(self._ready), deque()
             self._forking = 0
+            self._zygote_up = False
             closed = self._closed
         for child in ready:
             child.close()
@@ -343,16 +379,39 @@ class Pool:
             threading.Thread(target=self._restart, name="runner-restart", daemon=True).start()
 
     def _restart(self) -> None:
-        time.sleep(0.5)  # a zygote that dies at once must not take a CPU to a loop of starts
-        try:
-            zygote = self._new_zygote()
-            walls = zygote.start()
-        except Exception:
-            _log.exception("the runner's zygote could not start again")
-            return
-        self._zygote, self.walls = zygote, walls
-        self.restarts += 1
+        """Start a zygote again, waiting longer after each failure, until one starts."""
+        wait = _RESTART_FIRST_SECONDS  # one that dies at once must not take a CPU to a loop
+        while True:
+            time.sleep(wait)
+            with self._lock:
+                if self._closed:
+                    return
+            try:
+                zygote = self._new_zygote()
+                walls = zygote.start()
+                break
+            except Exception as error:
+                _log.exception("the runner's zygote could not start again; next try in %g s",
+                               min(wait * 2, _RESTART_LAST_SECONDS))
+                with self._lock:
+                    self._failure = f"the runner's zygote could not start again: {error}"
+                wait = min(wait * 2, _RESTART_LAST_SECONDS)
+        with self._lock:
+            self._zygote, self.walls = zygote, walls
+            self._zygote_up, self._forking, self._failure = True, 0, None
+            self.restarts += 1
         self._top_up()
+
+    def _fork_failed(self, why: str) -> None:
+        """From the reader thread: the zygote could not fork (the machine's limit on tasks or
+        memory). The job waiting longest is refused; the zygote lives on."""
+        _log.warning("the runner's zygote could not fork a child: %s", why)
+        with self._lock:
+            self._forking -= 1
+            self.fork_failures += 1
+            waiter = self._child_waiters.popleft() if self._child_waiters else None
+        if waiter is not None:
+            waiter.fail(_busy(f"the server could not start a process for the program ({why})"))
 
     def _new_zygote(self) -> Zygote:
         config = self.config
@@ -363,7 +422,8 @@ class Pool:
                                 memory_mb=config.memory_mb, cpu_seconds=config.max_cpu_seconds,
                                 cuda=config.device == "cuda")
 
-        return Zygote(config_of, config.entry, self._forked, self._exited, self._lost)
+        return Zygote(config_of, config.entry, self._forked, self._exited, self._lost,
+                      self._fork_failed)
 
 
 # --- the pipes and /proc -------------------------------------------------------------------
@@ -411,6 +471,14 @@ def _usage(pid: int) -> tuple[float, int]:
     except (FileNotFoundError, ProcessLookupError):
         return 0.0, 0
     return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, int(fields[21]) * _PAGE_BYTES
+
+
+def _ended(status: int | None) -> str:
+    if status is None:
+        return "how, the zygote has not said"
+    if os.WIFSIGNALED(status):
+        return f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+    return f"exit status {os.waitstatus_to_exitcode(status)}"
 
 
 def _settle(ready: asyncio.Future[None]) -> None:

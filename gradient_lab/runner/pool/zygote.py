@@ -30,7 +30,7 @@ from math import ceil
 
 import gradient_lab
 from gradient_lab.runner.child import landlock, seccomp
-from gradient_lab.runner.child.environment import numeric_environment
+from gradient_lab.runner.child.environment import child_environment
 from gradient_lab.runner.child.lockin import Confinement, Walls
 from gradient_lab.runner.child.serve import Job, serve
 from gradient_lab.runner.pool import mounts
@@ -80,7 +80,11 @@ def main(jobs: Mapping[str, Job], warm_up: Callable[[], None]) -> None:
     # It ends when the pool's end of the socket closes, as it does when the server dies.
     channel = socket.socket(fileno=config.socket_fd)
     prepare(warm_up)
-    confinement, walls_up = confinement_of(config)
+    try:
+        confinement, walls_up = confinement_of(config)
+    except mounts.NoWay as refusal:  # the pool refuses to start, with this sentence
+        channel.send(json.dumps({"refused": str(refusal)}).encode())
+        return
     channel.send(json.dumps({"hello": walls_up}).encode())
     _fork_and_reap(channel, confinement, jobs)
 
@@ -132,10 +136,7 @@ def confinement_of(config: ZygoteConfig) -> tuple[Confinement, dict[str, object]
     readable = _readable()
     covered: list[str] = []
     if root and config.walls.user:
-        try:
-            covered = mounts.open_the_way(readable, user.pw_uid, user.pw_gid)
-        except OSError as error:  # no CAP_SYS_ADMIN: the children import what is preloaded
-            covered = [f"could not: {error.strerror}"]
+        covered = mounts.open_the_way(readable, user.pw_uid, user.pw_gid)
     devices = sorted(glob.glob("/dev/nvidia*")) if config.cuda else []
     ruleset = landlock.make_ruleset(readable, abi, devices) \
         if abi and config.walls.landlock else None
@@ -148,7 +149,7 @@ def confinement_of(config: ZygoteConfig) -> tuple[Confinement, dict[str, object]
         walls=config.walls, ruleset=ruleset, uid=user.pw_uid, gid=user.pw_gid,
         workdir=config.workdir, address_space=address_space,
         cpu_seconds=ceil(config.cpu_seconds) + 1, seccomp=program,
-        environment=numeric_environment(os.environ),
+        environment=child_environment(os.environ, config.workdir),
         gpu_memory=(config.memory_mb << 20) if config.cuda else None)
     walls_up = {"landlock": abi if ruleset is not None else 0, "seccomp": program is not None,
                 "user": config.user if root and config.walls.user else
@@ -203,9 +204,18 @@ def _fork_and_reap(channel: socket.socket, confinement: Confinement,
 
 def _fork(channel: socket.socket, confinement: Confinement, jobs: Mapping[str, Job],
           wake: tuple[int, int]) -> None:
-    job_read, job_write = os.pipe2(os.O_CLOEXEC)
-    reply_read, reply_write = os.pipe2(os.O_CLOEXEC)
-    pid = os.fork()
+    pipes: list[int] = []
+    try:
+        job_read, job_write = os.pipe2(os.O_CLOEXEC)
+        pipes += [job_read, job_write]
+        reply_read, reply_write = os.pipe2(os.O_CLOEXEC)
+        pipes += [reply_read, reply_write]
+        pid = os.fork()
+    except OSError as error:  # a task or memory limit: that job is refused, the zygote lives
+        for fd in pipes:
+            os.close(fd)
+        channel.send(json.dumps({"fork_failed": os.strerror(error.errno or 0)}).encode())
+        return
     if pid == 0:
         channel.detach()  # lock_in closes it; the object must not close a reused number later
         signal.set_wakeup_fd(-1)

@@ -1,5 +1,4 @@
-"""GET / (the graph lab, the app's front door), GET /healthz and /readyz, and plotly.js from its
-package."""
+"""GET / (the graph lab, the app's front door), and plotly.js from its package."""
 
 from __future__ import annotations
 
@@ -11,7 +10,7 @@ from importlib.resources import files
 
 from fastapi import APIRouter, Request
 from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
 
 from gradient_lab.graph.examples import EXAMPLES
 from gradient_lab.web.pages import templates
@@ -21,38 +20,6 @@ router = APIRouter()
 # plotly.js as the pinned `plotly` wheel ships it (v4.1.1 in plotly 7.1.0): served from our own
 # origin because classrooms and tests are offline.
 PLOTLY_JS = files("plotly") / "package_data" / "plotly.min.js"
-
-
-@router.get("/healthz")
-async def healthz(request: Request) -> dict[str, object]:
-    """The runner's state: its walls (and any the kernel lacks), its ready children."""
-    health: dict[str, object] = {"status": "ok"}
-    pool = getattr(request.app.state, "pool", None)
-    if pool is not None:
-        health["runner"] = pool.health()
-        health["walls_missing"] = pool.missing_walls()
-    state = request.app.state
-    kept, ahead = getattr(state, "kept", None), getattr(state, "ahead", None)
-    if kept is not None:
-        health["kept"] = dict(kept.counts)  # replies run, shared by identical requests, kept
-    if ahead is not None:  # the built-in lessons computed at start-up (web/ahead.py)
-        health["ahead"] = {"done": ahead.done, "total": ahead.total}
-    return health
-
-
-# Out of the API schema: a probe's 503 is its point, which the schema fuzzing would flag.
-@router.get("/readyz", include_in_schema=False)
-async def readyz(request: Request) -> JSONResponse:
-    """/healthz's answer, as a 503 while this server cannot run learners' programs: no runner
-    yet, or a wall missing that APP_RUNNER_WEAK_WALLS does not accept. For a load balancer's or
-    Kubernetes' readiness check; /healthz stays 200, so a liveness check does not restart, again
-    and again, a server whose kernel will never have the wall."""
-    health = await healthz(request)
-    pool = getattr(request.app.state, "pool", None)
-    ready = pool is not None and (not pool.missing_walls() or pool.config.weak_walls)
-    if not ready:
-        health["status"] = "not ready"
-    return JSONResponse(health, status_code=200 if ready else 503)
 
 
 @router.get("/", response_class=HTMLResponse)

@@ -24,6 +24,7 @@ from gradient_lab.rooms.qr import qr_svg
 from gradient_lab.rooms.service import Rooms
 from gradient_lab.settings import Settings, get_settings
 from gradient_lab.web.client import ClientDep
+from gradient_lab.web.joining import join_base
 from gradient_lab.web.schemas import rooms as schemas
 
 router = APIRouter(tags=["rooms"])
@@ -60,14 +61,16 @@ def _token(request: Request) -> str:
 
 @router.post("/api/rooms", status_code=201, response_model=schemas.Started)
 async def start(body: schemas.Empty, request: Request, response: Response, rooms: RoomsDep,
-                limits: LimitsDep, client: ClientDep) -> schemas.Started:
+                limits: LimitsDep, client: ClientDep,
+                settings: Annotated[Settings, Depends(get_settings)]) -> schemas.Started:
     """Start a room. The reply sets the teacher's cookie, which leads it."""
     started = await rooms.start(client, limits)
     response.set_cookie(TEACHER_COOKIE, started.token, path=f"/api/rooms/{started.code}",
                         max_age=24 * 3600, httponly=True, samesite="strict",
                         secure=request.url.scheme == "https")
+    base = join_base(request, settings)
     return schemas.Started(code=started.code, shown=started.shown,
-                           link=f"{request.base_url}?join={started.code}")
+                           link=f"{base.url}?join={started.code}", unreachable=base.unreachable)
 
 
 @router.post("/api/rooms/{code}/join", response_model=schemas.Joined)
@@ -166,12 +169,14 @@ async def clock() -> Response:
 
 @router.get("/api/rooms/{code}/qr.svg", response_class=Response,
             responses={200: {"content": {"image/svg+xml": {}}}})
-async def qr(code: str, request: Request) -> Response:
+async def qr(code: str, request: Request,
+             settings: Annotated[Settings, Depends(get_settings)]) -> Response:
     """The join link as a QR code, for the projector."""
     valid = normalize(code)
     if valid is None:
         raise room_not_found(code)
-    return Response(qr_svg(f"{request.base_url}?join={valid}"), media_type="image/svg+xml",
+    link = f"{join_base(request, settings).url}?join={valid}"
+    return Response(qr_svg(link), media_type="image/svg+xml",
                     headers={"Cache-Control": "private, max-age=86400"})
 
 

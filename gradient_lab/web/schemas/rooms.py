@@ -32,6 +32,10 @@ class Started(BaseModel):
     code: str = Field(description="The room's code, e.g. K7MXQ2PD.")
     shown: str = Field(description="The code as the projector shows it, e.g. K7MX-Q2PD.")
     link: str = Field(description="The page that joins the room: this server's /?join=CODE.")
+    unreachable: Literal["loopback", "container"] | None = Field(
+        default=None, description="Why no other device can open the link, if none can: the "
+                                  "server listens only on loopback, or runs in a container "
+                                  "(APP_PUBLIC_URL tells it the address to give).")
 
 
 class Join(_Request):

@@ -1,7 +1,6 @@
 # Source: https://github.com/MorvanZhou/PyTorch-Tutorial/blob/master/tutorial-contents/305_batch_train.py
 # Author: Morvan Zhou (MorvanZhou/PyTorch-Tutorial); License: MIT
-# Edits:
-#   - DataLoader num_workers=2 -> num_workers=0 (no subprocesses)
+# Edits: none
 """
 View more, visit my tutorial page: https://mofanpy.com/tutorials/
 My Youtube Channel: https://www.youtube.com/user/MorvanZhou
@@ -25,7 +24,7 @@ loader = Data.DataLoader(
     dataset=torch_dataset,      # torch TensorDataset format
     batch_size=BATCH_SIZE,      # mini batch size
     shuffle=True,               # random shuffle for training
-    num_workers=0,              # subprocesses for loading data
+    num_workers=2,              # subprocesses for loading data
 )
 
 

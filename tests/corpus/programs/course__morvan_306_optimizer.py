@@ -2,7 +2,6 @@
 # Author: Morvan Zhou (MorvanZhou/PyTorch-Tutorial); License: MIT
 # Edits:
 #   - removed matplotlib import, the dataset scatter plot and the final loss-curve plotting loop/plt calls
-#   - DataLoader num_workers=2 -> num_workers=0 (no subprocesses)
 """
 View more, visit my tutorial page: https://mofanpy.com/tutorials/
 My Youtube Channel: https://www.youtube.com/user/MorvanZhou
@@ -27,7 +26,7 @@ y = x.pow(2) + 0.1*torch.normal(torch.zeros(*x.size()))
 
 # put dateset into torch dataset
 torch_dataset = Data.TensorDataset(x, y)
-loader = Data.DataLoader(dataset=torch_dataset, batch_size=BATCH_SIZE, shuffle=True, num_workers=0,)
+loader = Data.DataLoader(dataset=torch_dataset, batch_size=BATCH_SIZE, shuffle=True, num_workers=2,)
 
 
 # default network
