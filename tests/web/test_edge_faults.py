@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import socket
 import time
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from gradient_lab.graph.examples import EXAMPLES
+from gradient_lab.settings import load_settings
 from tests.helpers import assert_error
+from tests.rooms.conftest import rooms_app
 
 S2 = EXAMPLES["S2"].program
 JSON = {"content-type": "application/json"}
@@ -89,3 +92,18 @@ def test_a_body_full_of_escapes_is_checked_in_linear_time(client: TestClient) ->
                                content='{"nickname": "' + text + '"}', headers=JSON)
         assert response.status_code == status, response.text[:200]
         assert time.monotonic() - start < 1.0
+
+
+def test_the_public_urls_name_is_one_of_the_labs(monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path: Path) -> None:
+    monkeypatch.setenv("APP_PUBLIC_URL", "http://lab.school.example:8000")
+    load_settings.cache_clear()
+    try:
+        with TestClient(rooms_app(str(tmp_path / "rooms.sqlite3"))) as lab:
+            served = lab.post("/api/rooms", json={}, headers={"host": "lab.school.example"})
+            assert served.status_code == 201, served.text
+            assert_error(lab.post("/api/rooms", json={}, headers={"host": "evil.example"}),
+                         403, "forbidden")
+    finally:
+        monkeypatch.undo()
+        load_settings.cache_clear()
