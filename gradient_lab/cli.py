@@ -94,6 +94,7 @@ def _run_uvicorn(settings: Settings) -> None:
     from gradient_lab.logs import uvicorn_log_config
     from gradient_lab.web.edge import uvicorn_options
 
+    # host, port, workers and the HTTP edge's limits (timeouts, sizes, connections).
     uvicorn.run("gradient_lab.main:app", log_config=uvicorn_log_config(settings),
                 **uvicorn_options(settings))
 

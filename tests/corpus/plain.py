@@ -8,7 +8,7 @@ its text where inspect.getsource finds a script's, and one thread for torch and 
 (the lab's thread count). No walls and no lab code: plain Python.
 
     python tests/corpus/plain.py tests/corpus/programs/some_program.py   # prints its output
-    python tests/corpus/plain.py --json FILES...   # {file: {stdout, error, seconds}}, for tests
+    python tests/corpus/plain.py --json FILES...   # {file: {stdout, error, line, seconds}}
 """
 
 from __future__ import annotations
@@ -35,14 +35,16 @@ import torch  # noqa: E402
 SEED = 0  # the lab's (gradient_lab/runner/child/program.py): as torch.manual_seed(0) at the top
 
 
-def run(source: str, timeout: float = 60.0) -> tuple[str, str | None, float]:
-    """(stdout, the error's last line or None, seconds) of one program in a fresh process."""
+def run(source: str, timeout: float = 60.0) -> tuple[str, str | None, int | None, float]:
+    """(stdout, the error's last line or None, the program's line it came from, seconds) of
+    one program in a fresh process."""
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # the child: run it, send back what it printed
         os.close(read)
         out = io.StringIO()
         error = None
+        line = None
         start = time.perf_counter()
         try:
             os.chdir(tempfile.mkdtemp())
@@ -67,16 +69,29 @@ def run(source: str, timeout: float = 60.0) -> tuple[str, str | None, float]:
                 error = f"SystemExit: {exit_.code}"
         except BaseException as exc:  # noqa: BLE001 - the program's own error is the answer
             error = f"{type(exc).__name__}: {exc}"
+            line = _program_line(exc)
         seconds = time.perf_counter() - start
         with os.fdopen(write, "w") as pipe:
-            json.dump({"stdout": out.getvalue(), "error": error, "seconds": seconds}, pipe)
+            json.dump({"stdout": out.getvalue(), "error": error, "line": line,
+                       "seconds": seconds}, pipe)
         os._exit(0)
     os.close(write)
     with os.fdopen(read) as pipe:
         reply = pipe.read()
     os.waitpid(pid, 0)
     result = json.loads(reply)
-    return result["stdout"], result["error"], result["seconds"]
+    return result["stdout"], result["error"], result["line"], result["seconds"]
+
+
+def _program_line(exc: BaseException) -> int | None:
+    """The program's line in the traceback Python prints: its last frame in the program."""
+    line = None
+    tb = exc.__traceback__
+    while tb is not None:
+        if tb.tb_frame.f_code.co_filename == "<program>":
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return line
 
 
 def _preload() -> None:
@@ -98,11 +113,11 @@ if __name__ == "__main__":
     results = {}
     for path in sys.argv[2 if as_json else 1:]:
         with open(path, encoding="utf-8") as file:
-            stdout, error, seconds = run(file.read())
+            stdout, error, line, seconds = run(file.read())
         if as_json:
-            results[path] = {"stdout": stdout, "error": error, "seconds": seconds}
+            results[path] = {"stdout": stdout, "error": error, "line": line, "seconds": seconds}
             continue
-        print(f"== {path}: {seconds:.2f} s{', error: ' + error if error else ''}")
+        print(f"== {path}: {seconds:.2f} s{f', error at line {line}: ' + error if error else ''}")
         print(stdout, end="")
     if as_json:
         json.dump(results, sys.stdout)
