@@ -22,6 +22,7 @@ import resource
 import socket
 from collections import Counter
 from typing import Any, ClassVar
+from urllib.parse import urlsplit
 
 import h11
 from uvicorn.config import Config
@@ -150,10 +151,12 @@ class EdgeProtocol(H11Protocol):
 
 def allowed_hosts(settings: Settings) -> frozenset[str]:
     """The names besides addresses and localhost that the API answers to: this machine's,
-    the one it listens on, and APP_ALLOWED_HOSTS ("*": any, for a proxy that checks them)."""
+    the one it listens on, APP_PUBLIC_URL's, and APP_ALLOWED_HOSTS ("*": any, for a proxy
+    that checks them)."""
     name = socket.gethostname().lower()
     listed = {host.strip().lower().rstrip(".") for host in settings.allowed_hosts.split(",")}
-    return frozenset({name, f"{name}.local", settings.host.lower(), *listed} - {""})
+    public = (urlsplit(settings.public_url).hostname or "") if settings.public_url else ""
+    return frozenset({name, f"{name}.local", settings.host.lower(), public, *listed} - {""})
 
 
 def host_allowed(host: str, allowed: frozenset[str]) -> bool:

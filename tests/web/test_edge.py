@@ -253,3 +253,13 @@ def test_the_server_raises_its_descriptor_limit_and_sizes_its_connections_by_it(
                            check=True).stdout.split()
     assert shown[0] == "True" and int(shown[1]) == 4096
     assert 16 <= int(shown[2]) < 512 - 256
+
+
+def test_a_trusted_proxys_connections_are_not_capped_as_one_clients(
+        make_edge: Callable[..., Edge]) -> None:
+    edge = make_edge(trusted_proxies="127.0.0.1", connections_per_client=4, header_seconds=30)
+    held = [edge.connect() for _ in range(6)]  # the proxy, carrying six students
+    time.sleep(0.2)
+    for connection in held:
+        connection.sendall(b"GET /api/clock HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        assert connection.recv(65536).startswith(b"HTTP/1.1 200")

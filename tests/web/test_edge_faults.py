@@ -5,12 +5,16 @@ envelope before anything runs."""
 from __future__ import annotations
 
 import socket
+import time
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from gradient_lab.graph.examples import EXAMPLES
+from gradient_lab.settings import load_settings
 from tests.helpers import assert_error
+from tests.rooms.conftest import rooms_app
 
 S2 = EXAMPLES["S2"].program
 JSON = {"content-type": "application/json"}
@@ -77,3 +81,29 @@ def test_the_labs_own_names_and_any_address_are_served(client: TestClient, host:
 
 def test_pages_are_served_under_any_name(client: TestClient) -> None:
     assert client.get("/", headers={"host": "evil.example"}).status_code == 200
+
+
+def test_a_body_full_of_escapes_is_checked_in_linear_time(client: TestClient) -> None:
+    pairs = "\\ud83d\\ude00" * 20_000  # 240 KB: within the request limit
+    slashes = "\\\\" * 60_000 + "\\ud800"  # a long run of escaped backslashes, then a lone one
+    for text, status in ((pairs, 422), (slashes, 422)):
+        start = time.monotonic()
+        response = client.post("/api/rooms/K7MXQ2PD/join",
+                               content='{"nickname": "' + text + '"}', headers=JSON)
+        assert response.status_code == status, response.text[:200]
+        assert time.monotonic() - start < 1.0
+
+
+def test_the_public_urls_name_is_one_of_the_labs(monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path: Path) -> None:
+    monkeypatch.setenv("APP_PUBLIC_URL", "http://lab.school.example:8000")
+    load_settings.cache_clear()
+    try:
+        with TestClient(rooms_app(str(tmp_path / "rooms.sqlite3"))) as lab:
+            served = lab.post("/api/rooms", json={}, headers={"host": "lab.school.example"})
+            assert served.status_code == 201, served.text
+            assert_error(lab.post("/api/rooms", json={}, headers={"host": "evil.example"}),
+                         403, "forbidden")
+    finally:
+        monkeypatch.undo()
+        load_settings.cache_clear()
