@@ -40,9 +40,10 @@ RUN pip install --no-deps /src
 FROM python:3.11-slim
 
 # libseccomp2 compiles the runner's system-call allow-list (slim images carry it for apt; named
-# here so the walls never depend on that).
+# here so the walls never depend on that). tini is PID 1: children a lost zygote leaves behind
+# are reparented to PID 1, and tini reaps them (the server, as PID 1, would leave zombies).
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libseccomp2 \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libseccomp2 tini \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --create-home --uid 10001 lab
 COPY --from=build /opt/venv /opt/venv
@@ -64,4 +65,5 @@ EXPOSE 8000
 # urllib rather than curl, which the slim image lacks. urlopen raises on any status but 2xx.
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["python", "-c", "import os, urllib.request; urllib.request.urlopen('http://127.0.0.1:' + os.environ.get('APP_PORT', '8000') + '/healthz', timeout=4)"]
+ENTRYPOINT ["/usr/bin/tini", "--"]
 CMD ["gradient-lab"]
