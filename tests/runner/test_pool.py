@@ -228,6 +228,33 @@ def test_a_fork_the_machine_refuses_is_a_refused_job_and_the_zygote_lives_on() -
 
 # --- limits ----------------------------------------------------------------------------------
 
+def test_a_program_meets_a_readable_error_past_its_threads_and_may_start_more_later(
+        pool: Pool) -> None:
+    # Issue 26: thousands of threads in under a second spent the host's tasks, and every other
+    # program's fork failed. Python's own error for a thread that cannot start, at the cap.
+    # (With the default 8 MiB stacks the address-space limit stops a program sooner.)
+    code = """import threading
+threading.stack_size(64 * 1024)
+stop = threading.Event()
+threads = []
+try:
+    for _ in range(1000):
+        threads.append(threading.Thread(target=stop.wait))
+        threads[-1].start()
+except RuntimeError as error:
+    print(len(threads) - 1, error)
+stop.set()
+for thread in threads[:-1]:
+    thread.join()
+again = [threading.Thread(target=lambda: None) for _ in range(64)]
+for thread in again:
+    thread.start()
+print("again", sum(1 for t in again if t.ident))
+"""
+    assert _run(pool, code)["stdout"] == (
+        "64 can't start new thread: a program in the lab runs at most 64 threads at once\n"
+        "again 64\n")
+
 def test_a_program_past_its_wall_time_is_a_408_at_its_line(pool: Pool) -> None:
     error = _fails(pool, "import time\nx = 1\ntime.sleep(30)\n", Timeout)
     assert error.line == 3 and "longer than 2 s" in error.message

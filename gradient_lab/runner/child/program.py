@@ -27,7 +27,7 @@ import numpy as np
 import torch
 
 from gradient_lab.errors import AppError, ProgramError, TooLarge
-from gradient_lab.runner.child import hints, workers
+from gradient_lab.runner.child import hints, threads, workers
 
 FILENAME = "<program>"
 SCRIPT = "program.py"  # sys.argv[0], as `python program.py` was typed
@@ -115,7 +115,8 @@ def _as_a_script(out: _Output, main: ModuleType) -> Iterator[None]:
     sys.stdout = out
     sys.stderr = _Output(out.limit)  # kept apart, and dropped: the lab shows what is printed
     try:
-        with workers.without_processes():  # DataLoader(num_workers=2): the same batches
+        # DataLoader(num_workers=2): the same batches; and a bounded count of threads.
+        with workers.without_processes(), threads.at_most():
             yield
     finally:
         sys.argv, sys.stdin, sys.stdout, sys.stderr, previous = saved
