@@ -55,7 +55,8 @@ def test_the_default_request_is_two_optimizers_on_a_41_grid() -> None:
 ])
 def test_a_request_torch_or_the_limits_refuse_is_a_422(client: TestClient,
                                                        change: dict[str, object]) -> None:
-    assert_error(client.post("/api/training/landscape", json={**SMALL, **change}), 422, "request_invalid")
+    response = client.post("/api/training/landscape", json={**SMALL, **change})
+    assert_error(response, 422, "request_invalid")
 
 
 def test_lr_y_is_refused_by_the_lesson_naming_it(client: TestClient) -> None:
