@@ -27,6 +27,13 @@ export function landscapeRequest(body) {
 }
 
 const shown = { result: null, step: 0, timer: null };
+// A log axis over a decade or two labels 1, 2, 5 in each; over more, the decades alone.
+function logAxis(values) {
+  const finite = values.map(num).filter((v) => Number.isFinite(v) && v > 0);
+  const decades = Math.log10(Math.max(...finite) / Math.min(...finite));
+  return { type: "log", exponentformat: "power", dtick: decades > 2 ? 1 : "D2", gridcolor: "#eef1f4" };
+}
+const LEGEND = { orientation: "h", y: -0.3, yanchor: "top" };
 const log10 = (v) => (Number.isFinite(num(v)) && num(v) > 0 ? Math.log10(num(v)) : null);
 const logGrid = (z) => z.map((row) => row.map(log10));
 const label = (run) => `${t("training.optimizer." + run.optimizer, {}, run.optimizer)}${run.lr == null ? "" : ` (lr ${run.lr})`}`;
@@ -107,7 +114,7 @@ function drawPlane(panel, step) {
   if (centre || paths.length === 1) ends.push({ x: 0, y: 0, color: centre?.color ?? paths[0].color, text: t("training.landscape.final") });
   if (!surface) {
     traces.push({ type: "scatter", mode: "markers+text", x: ends.map((e) => e.x), y: ends.map((e) => e.y), text: ends.map((e) => e.text),
-      textposition: "top center", marker: { size: 9, symbol: "x", color: ends.map((e) => e.color) }, showlegend: false, hoverinfo: "skip" });
+      textposition: "top center", textfont: { color: "#fff" }, marker: { size: 9, symbol: "x", color: ends.map((e) => e.color) }, showlegend: false, hoverinfo: "skip" });
   }
   const layout = {
     margin: { t: 12, r: 8, b: 44, l: 56 }, font: { size: 12 }, legend: { orientation: "h", y: -0.2 },
@@ -134,8 +141,8 @@ function drawLoss(v) {
     }
   }
   Plotly.react($("landscape-loss"), traces, {
-    margin: { t: 28, r: 8, b: 40, l: 56 }, font: { size: 12 }, title: { text: t("training.landscape.loss"), font: { size: 13 } },
-    xaxis: { title: { text: t("training.axis.step") } }, yaxis: { type: "log" }, legend: { orientation: "h", y: -0.35 },
+    margin: { t: 28, r: 8, b: 24, l: 56 }, font: { size: 12 }, title: { text: t("training.landscape.loss"), font: { size: 13 } },
+    xaxis: { title: { text: t("training.axis.step") } }, yaxis: logAxis(traces.flatMap((tr) => tr.y)), legend: LEGEND,
   }, CONFIG);
 }
 
@@ -143,8 +150,8 @@ function drawInterpolation(result) {
   const traces = result.runs.map((run, i) => ({ type: "scatter", mode: "lines", x: run.alpha.map(num), y: run.interpolation.map(num), name: label(run), line: { color: COLORS[i], width: 2 } }));
   const marks = [0, 1].map((x) => ({ type: "line", x0: x, x1: x, yref: "paper", y0: 0, y1: 1, line: { color: "#adb5bd", dash: "dot" } }));
   Plotly.react($("landscape-interpolation"), traces, {
-    margin: { t: 28, r: 8, b: 40, l: 56 }, font: { size: 12 }, title: { text: t("training.landscape.interpolation"), font: { size: 13 } },
-    xaxis: { title: { text: "α" } }, yaxis: { type: "log" }, shapes: marks, legend: { orientation: "h", y: -0.35 },
+    margin: { t: 28, r: 8, b: 24, l: 56 }, font: { size: 12 }, title: { text: t("training.landscape.interpolation"), font: { size: 13 } },
+    xaxis: { title: { text: "α" } }, yaxis: logAxis(traces.flatMap((tr) => tr.y)), shapes: marks, legend: LEGEND,
   }, CONFIG);
 }
 
