@@ -31,9 +31,10 @@ const shown = { result: null, step: 0, timer: null };
 function logAxis(values) {
   const finite = values.map(num).filter((v) => Number.isFinite(v) && v > 0);
   const decades = Math.log10(Math.max(...finite) / Math.min(...finite));
-  return { type: "log", exponentformat: "power", dtick: decades > 2 ? 1 : "D2", gridcolor: "#eef1f4" };
+  const ticks = decades > 2 ? { dtick: 1, exponentformat: "power" } : { dtick: "D2", tickformat: ".2g" };
+  return { type: "log", gridcolor: "#eef1f4", ...ticks };
 }
-const LEGEND = { orientation: "h", y: -0.3, yanchor: "top" };
+const LEGEND = { orientation: "h", y: -0.35, yanchor: "top" };
 const log10 = (v) => (Number.isFinite(num(v)) && num(v) > 0 ? Math.log10(num(v)) : null);
 const logGrid = (z) => z.map((row) => row.map(log10));
 const label = (run) => `${t("training.optimizer." + run.optimizer, {}, run.optimizer)}${run.lr == null ? "" : ` (lr ${run.lr})`}`;
