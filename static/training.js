@@ -3,10 +3,10 @@
 // This module wires things up: read state → fetch → render. All state is in the URL hash.
 
 import { ApiError, markStale, postEvents, postJSON, renderFailure } from "./api.js";
-import { page, t } from "./page.js";
+import { now, page, t } from "./page.js";
 import { followHash, readState, writeState } from "./urlstate.js";
 import { RENDER, renderTraining } from "./training/render.js";
-import { VIEW_FIELDS, drawView, landscapeRequest, play, runsText, seek } from "./training/landscape.js";
+import { VIEW_FIELDS, drawView, landscapeRequest, play, resume, runsText, seek } from "./training/landscape.js";
 
 const $ = (id) => document.getElementById(id);
 const LESSONS = page.choices.lessons;
@@ -234,11 +234,16 @@ $("stop").addEventListener("click", () => state.running?.abort());
 for (const input of document.querySelectorAll('[name^="landscape_view."]')) {
   input.addEventListener("change", async () => {
     readForm("landscape_view");
+    state.values["landscape_view.play"] = 0; // a changed view starts still
     await writeState(FIELDS, state.values);
     drawView($("panel-landscape"));
   });
 }
-$("landscape-play").addEventListener("click", () => play($("panel-landscape")));
+$("landscape-play").addEventListener("click", async () => {
+  state.values["landscape_view.play"] = now();
+  await writeState(FIELDS, state.values);
+  play($("panel-landscape"), state.values["landscape_view.play"]);
+});
 $("landscape-step").addEventListener("input", (event) => seek($("panel-landscape"), Number(event.target.value)));
 
 // Open what the address says: its lesson, already run (a lesson drawn for these values stays).
@@ -248,7 +253,10 @@ async function open(values) {
   fillForms();
   showLesson(state.values.lesson);
   if (drawnFor(state.values.lesson)) {
-    if (state.values.lesson === "landscape") drawView($("panel-landscape")); // a view changed
+    if (state.values.lesson === "landscape") { // a view changed, or the teacher pressed Play
+      drawView($("panel-landscape"));
+      resume($("panel-landscape"));
+    }
     return;
   }
   state.running?.abort();

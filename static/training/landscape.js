@@ -2,7 +2,7 @@
 // it and played step by step, the real and in-plane loss per step, the 1-D interpolation from
 // the init to the final weights. Plain data in, Plotly.react out; Plotly is the global.
 
-import { fmtNumber, num, t } from "../page.js";
+import { fmtNumber, now, num, t } from "../page.js";
 
 const $ = (id) => document.getElementById(id);
 const CONFIG = { displaylogo: false, responsive: true };
@@ -14,6 +14,9 @@ export const VIEW_FIELDS = [
   { name: "landscape_view.plane", type: String, default: "pca" },
   { name: "landscape_view.run", type: Number, default: 0 },
   { name: "landscape_view.mode", type: String, default: "contour" },
+  // Playing, by the address: since when (page.js now(), ms), so that a class's screens play
+  // the teacher's paths in step, each from the same moment. 0: still.
+  { name: "landscape_view.play", type: Number, default: 0 },
 ];
 
 // "sgd:0.5, adam:0.02" ↔ the request's runs: the address keeps the short form.
@@ -77,6 +80,7 @@ export function renderLandscape(panel, result) {
     })))].join(" ");
   drawView(panel);
   drawInterpolation(result);
+  resume(panel);
 }
 
 // Draw what the view controls ask for, the paths whole (as after playing them).
@@ -162,20 +166,27 @@ function stop() {
   document.getElementById("panel-landscape").dataset.playing = "0";
 }
 
-// Play the paths from the init: the whole of each in PLAY_MS, one frame a step or fewer.
-export function play(panel) {
+// Play the paths from the init, from the moment `since` (now() ms): the whole of each in
+// PLAY_MS, so every screen that plays from the same moment shows the same step.
+export function play(panel, since) {
   if (!shown.result) return;
   stop();
   const last = Number($("landscape-step").max);
-  const frames = Math.min(last, 60);
-  let frame = 0;
+  const at = () => Math.min(last, Math.max(0, Math.round(((now() - since) / PLAY_MS) * last)));
   panel.dataset.playing = "1";
-  drawPlane(panel, 0);
+  drawPlane(panel, at());
   shown.timer = setInterval(() => {
-    frame += 1;
-    drawPlane(panel, Math.round((frame / frames) * last));
-    if (frame >= frames) stop();
-  }, PLAY_MS / Math.max(frames, 1));
+    const step = at();
+    drawPlane(panel, step);
+    if (step >= last) stop();
+  }, PLAY_MS / 60);
+  if (at() >= last) stop();
+}
+
+// Play on if the address says the paths are playing (a class following its teacher).
+export function resume(panel) {
+  const since = Number(new URLSearchParams(location.hash.slice(1)).get("landscape_view.play"));
+  if (since > 0) play(panel, since);
 }
 
 export function seek(panel, step) {

@@ -41,7 +41,21 @@ def test_the_landscape_draws_each_path_on_its_plane_and_plays_it(
     page.wait_for_function("document.getElementById('panel-landscape').dataset.playing === '0'",
                            timeout=10_000)
     assert panel.get_attribute("data-step") == "60" and _trace_points(page, 1) == 61
+    assert "landscape_view.play=" in page.url  # Play is in the address, for a class to follow
     page.screenshot(path=str(artifacts / "landscape-1440.png"), full_page=True)
+
+
+def test_an_address_that_says_playing_plays_from_that_moment(open_page: Any, server: str) -> None:
+    # The class mode's teacher pressing Play changes the students' addresses: each screen plays
+    # from the moment in it, so all show the same step.
+    page, _ = open_page(1440, 900)
+    open_lab(page, f"{server}/training#lesson=landscape&{SMALL}")
+    page.evaluate("""() => { location.hash += '&landscape_view.play=' + (Date.now() - 1500); }""")
+    page.wait_for_function("document.getElementById('panel-landscape').dataset.playing === '1'")
+    step = int(page.locator("#panel-landscape").get_attribute("data-step") or -1)
+    assert 20 <= step < 60  # half of the 3 s play had gone by when the address came
+    page.wait_for_function("document.getElementById('panel-landscape').dataset.playing === '0'",
+                           timeout=10_000)
 
 
 def test_the_view_lives_in_the_address_and_the_3d_surface_draws(
