@@ -184,6 +184,11 @@ opt.step()
 def warm_up() -> None:
     graph(_WARM_UP_PROGRAM, "cpu", Limits())
     descent("quadratic", None, {}, (1.0, 1.0), 3, [Run("adam")], 0.0, 0, False, Limits())
+    # The landscape's first SVD and batched matmuls load their kernels: ~1 s a child would pay.
+    lesson("landscape", "cpu", {"dataset": "xor", "points": 10, "noise": 0.0, "depth": 1,
+                                "width": 2, "activation": "relu", "runs": [{"optimizer": "sgd"}],
+                                "steps": 2, "resolution": 3, "span": 1.0, "shared": True,
+                                "seed": 0})
 
 
 if __name__ == "__main__":

@@ -3,9 +3,10 @@
 // This module wires things up: read state → fetch → render. All state is in the URL hash.
 
 import { ApiError, markStale, postEvents, postJSON, renderFailure } from "./api.js";
-import { page, t } from "./page.js";
+import { now, page, t } from "./page.js";
 import { followHash, readState, writeState } from "./urlstate.js";
 import { RENDER, renderTraining } from "./training/render.js";
+import { VIEW_FIELDS, drawView, landscapeRequest, play, resume, runsText, seek } from "./training/landscape.js";
 
 const $ = (id) => document.getElementById(id);
 const LESSONS = page.choices.lessons;
@@ -32,6 +33,11 @@ const FIELDS = [
   field("nan", "cause", String),
   field("nan", "fix", String),
   field("nan", "steps", Number),
+  ...[["dataset", String], ["points", Number], ["noise", Number], ["depth", Number], ["width", Number],
+    ["activation", String], ["steps", Number], ["resolution", Number], ["span", Number], ["shared", Boolean]]
+    .map(([name, type]) => field("landscape", name, type)),
+  { name: "landscape.runs", type: String, default: runsText(DEFAULTS.landscape.runs) },
+  ...VIEW_FIELDS,
 ];
 
 const state = { values: {}, running: null };
@@ -67,7 +73,7 @@ function readForm(lesson) {
 function requestOf(lesson) {
   const body = {};
   for (const field of fieldsOf(lesson)) body[field.name.slice(lesson.length + 1)] = state.values[field.name];
-  return body;
+  return lesson === "landscape" ? landscapeRequest(body) : body;
 }
 
 function showLesson(lesson) {
@@ -224,6 +230,21 @@ for (const button of document.querySelectorAll("[data-fix]")) {
   });
 }
 $("stop").addEventListener("click", () => state.running?.abort());
+// The landscape's view (plane, run, chart) redraws what came back; it asks the server nothing.
+for (const input of document.querySelectorAll('[name^="landscape_view."]')) {
+  input.addEventListener("change", async () => {
+    readForm("landscape_view");
+    state.values["landscape_view.play"] = 0; // a changed view starts still
+    await writeState(FIELDS, state.values);
+    drawView($("panel-landscape"));
+  });
+}
+$("landscape-play").addEventListener("click", async () => {
+  state.values["landscape_view.play"] = now();
+  await writeState(FIELDS, state.values);
+  play($("panel-landscape"), state.values["landscape_view.play"]);
+});
+$("landscape-step").addEventListener("input", (event) => seek($("panel-landscape"), Number(event.target.value)));
 
 // Open what the address says: its lesson, already run (a lesson drawn for these values stays).
 async function open(values) {
@@ -231,7 +252,13 @@ async function open(values) {
   if (!LESSONS.includes(state.values.lesson)) state.values.lesson = LESSONS[0];
   fillForms();
   showLesson(state.values.lesson);
-  if (drawnFor(state.values.lesson)) return;
+  if (drawnFor(state.values.lesson)) {
+    if (state.values.lesson === "landscape") { // a view changed, or the teacher pressed Play
+      drawView($("panel-landscape"));
+      resume($("panel-landscape"));
+    }
+    return;
+  }
   state.running?.abort();
   await run(state.values.lesson);
 }

@@ -6,6 +6,8 @@ worker.
     loop.py       train: the training loop on a 2-D data set, one chunk of steps per call
     precision.py  accumulate (gradient accumulation) and compare_precision (autocast vs float32)
     nan.py        hunt_nan: the first non-finite step, and the layer and op it came from
+    landscape.py  map_landscape: the loss around each optimizer's final weights, its path on PCA
+    planes.py     ... the planes it draws on (filter-normalized, PCA) and the batched loss
     models.py     the MLP, the data sets and the size limits they share
 """
 
@@ -14,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from gradient_lab.training.flow import FLOW_PRESETS, GradientFlow, gradient_flow
+from gradient_lab.training.landscape import Landscape, map_landscape
 from gradient_lab.training.loop import TrainChunk, TrainConfig, train
 from gradient_lab.training.models import ACTIVATIONS, INITS, SIZES, DatasetName, Sizes
 from gradient_lab.training.nan import CAUSES, FIXES, NanHunt, hunt_nan
@@ -26,12 +29,13 @@ LESSONS: dict[str, Callable[..., object]] = {
     "accumulation": accumulate,
     "precision": compare_precision,
     "nan": hunt_nan,
+    "landscape": map_landscape,
 }
 
 __all__ = [
     "ACTIVATIONS", "CAUSES", "DatasetName", "FIXES", "FLOW_PRESETS", "INITS", "LESSONS",
-    "SIZES", "Accumulation", "GradientFlow", "NanHunt", "Precision",
+    "SIZES", "Accumulation", "GradientFlow", "Landscape", "NanHunt", "Precision",
     "Sizes",
     "TrainChunk", "TrainConfig", "accumulate", "compare_precision",
-    "gradient_flow", "hunt_nan", "train",
+    "gradient_flow", "hunt_nan", "map_landscape", "train",
 ]

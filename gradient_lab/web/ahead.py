@@ -56,6 +56,7 @@ def requests() -> Iterator[Ask]:
     yield _ask(training.precision, schemas.PrecisionRequest.model_validate({}))
     for fix in FIXES:
         yield _ask(training.nan, schemas.NanRequest.model_validate({"fix": fix}))
+    yield _ask(training.landscape, schemas.LandscapeRequest.model_validate({}))
     yield _whole_stream(schemas.TrainRequest.model_validate({}))
 
 

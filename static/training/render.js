@@ -2,6 +2,7 @@
 // summary under it in the page's language. Plotly is the global from /vendor.
 
 import { fmtNumber, num, t } from "../page.js";
+import { renderLandscape } from "./landscape.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -130,4 +131,4 @@ function renderNan(panel, hunt) {
   summary.classList.toggle("bad", at !== null);
 }
 
-export const RENDER = { flow: renderFlow, accumulation: renderAccumulation, precision: renderPrecision, nan: renderNan };
+export const RENDER = { flow: renderFlow, accumulation: renderAccumulation, precision: renderPrecision, nan: renderNan, landscape: renderLandscape };

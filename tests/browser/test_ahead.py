@@ -71,3 +71,18 @@ def test_every_lesson_link_is_answered_from_what_is_kept(browser: Any, ahead: st
     out_of_memory = sum(answer[2] == 413 for answer in answers)
     assert 0 < out_of_memory <= 2
     assert _health(ahead)["runner"]["started"] == started + out_of_memory
+
+
+def test_the_landscape_lesson_opens_from_what_is_kept(browser: Any, ahead: str) -> None:
+    # Not a tutorial link: the training lab's own tab, as a learner first opens it.
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    page.route("**/*", local_only)
+    kept: list[str | None] = []
+    page.on("response", lambda r: kept.append(r.headers.get("x-kept"))
+            if "/api/training/landscape" in r.url else None)
+    try:
+        page.goto(ahead + "/training#lesson=landscape")
+        page.wait_for_function("Number(document.body.dataset.runs ?? 0) > 0", timeout=60_000)
+    finally:
+        page.close()
+    assert kept == ["hit"]

@@ -28,11 +28,11 @@ from gradient_lab.web.schemas.common import Device
 router = APIRouter()
 # The page's tabs in the tutorial's order: the streamed training loop, and
 # gradient_lab.training.LESSONS.
-TABS = ("flow", "train", "accumulation", "precision", "nan")
+TABS = ("flow", "train", "accumulation", "precision", "nan", "landscape")
 _REQUESTS: dict[str, type[schemas.LessonRequest]] = {
     "flow": schemas.FlowRequest, "train": schemas.TrainRequest,
     "accumulation": schemas.AccumulationRequest, "precision": schemas.PrecisionRequest,
-    "nan": schemas.NanRequest}
+    "nan": schemas.NanRequest, "landscape": schemas.LandscapeRequest}
 
 
 @router.get("/training", response_class=HTMLResponse)
@@ -60,10 +60,17 @@ async def nan(request: schemas.NanRequest, runner: RunnerDep) -> Response:
     return await _lesson(runner, "nan", request)
 
 
-async def _lesson(runner: RunnerDep, name: str, request: schemas.LessonRequest) -> Response:
+@router.post("/api/training/landscape", response_model=schemas.LandscapeResponse)
+async def landscape(request: schemas.LandscapeRequest, runner: RunnerDep) -> Response:
+    return await _lesson(runner, "landscape", request, request.options())
+
+
+async def _lesson(runner: RunnerDep, name: str, request: schemas.LessonRequest,
+                  options: dict[str, object] | None = None) -> Response:
     return await runner.reply(jobs.lesson, strangers_code=False, name=name,
                               device=runner.device(request.device),
-                              options=request.model_dump(exclude={"device"}))
+                              options=request.model_dump(exclude={"device"}) if options is None
+                              else options)
 
 
 @router.post("/api/training/run", response_class=StreamingResponse,

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gradient_lab.optimizers import Context, optimizer_conflicts, scheduler_conflicts
+from gradient_lab.training import landscape
 from gradient_lab.training.models import Activation, DatasetName, Init
 from gradient_lab.training.nan import Cause, Fix
 from gradient_lab.web.schemas.common import ClipKind, Device, OptimizerName, SchedulerKind
+from gradient_lab.web.schemas.descent import RunIn
 
 # The training lab (/api/training/...). Sizes are bounded by gradient_lab.training.SIZES, which
 # answers 413 naming the value; the names come from the domain's Literal types, one per registry.
@@ -152,3 +155,74 @@ class NanResponse(BaseModel):
     grad_norm: list[Any]
     first_nonfinite_step: int | None
     origin: OriginOut | None
+
+
+class LandscapeRequest(LessonRequest):
+    dataset: DatasetName = "moons"
+    points: int = Field(500, ge=10)
+    noise: float = Field(0.1, ge=0, le=1)
+    depth: int = Field(2, ge=1, le=4, description="Hidden layers (Linear, activation).")
+    width: int = Field(32, ge=1, le=64)
+    activation: Activation = "relu"
+    runs: list[RunIn] = Field(
+        default_factory=lambda: [RunIn(optimizer="sgd", lr=0.5),  # type: ignore[call-arg]
+                                 RunIn(optimizer="adam", lr=0.02)],  # type: ignore[call-arg]
+        min_length=1, max_length=landscape.MAX_RUNS,
+        description="Each trains from the same seeded init, full batch.")
+    steps: int = Field(150, ge=1, le=landscape.MAX_STEPS)
+    resolution: int = Field(41, ge=3, le=landscape.MAX_RESOLUTION,
+                            description="Grid points a side; odd, so the centre is on it.")
+    span: float = Field(1.0, gt=0, le=10, description="The random plane's reach, in units of "
+                                                       "its filter-normalized directions.")
+    shared: bool = Field(False, description="Also the PCA plane of every path from the init.")
+
+    @model_validator(mode="after")
+    def _odd(self) -> Self:
+        if self.resolution % 2 == 0:
+            raise ValueError(f"resolution is {self.resolution}; it must be odd, so the final "
+                             "weights are the grid's centre")
+        return self
+
+    def options(self) -> dict[str, Any]:
+        """The lesson's keywords: the runs as gradient_lab.optimizers.Run's fields."""
+        return {**self.model_dump(exclude={"device", "runs"}),
+                "runs": [asdict(run.to_run()) for run in self.runs]}
+
+
+class PlaneOut(BaseModel):
+    x: list[Any]
+    y: list[Any]
+    z: list[list[Any]] = Field(description="The loss, [row = y][column = x].")
+    explained: list[Any] | None = Field(description="PCA planes: each axis's variance share.")
+
+
+class PathOut(BaseModel):
+    x: list[Any]
+    y: list[Any]
+    loss: list[Any] = Field(description="The real loss at each step's weights.")
+    plane_loss: list[Any] = Field(description="The loss at their projection on the plane.")
+    hidden: list[int] = Field(description="Steps whose real loss the plane hides.")
+
+
+class LandscapeRunOut(BaseModel):
+    optimizer: str
+    lr: float | None
+    final_loss: float
+    accuracy: float
+    diverged: bool
+    random: PlaneOut
+    pca: PlaneOut
+    path: PathOut
+    alpha: list[Any]
+    interpolation: list[Any]
+
+
+class SharedPlaneOut(BaseModel):
+    plane: PlaneOut
+    paths: list[PathOut]
+
+
+class LandscapeResponse(BaseModel):
+    weights: int
+    runs: list[LandscapeRunOut]
+    shared: SharedPlaneOut | None
