@@ -16,7 +16,8 @@ from gradient_lab.tutorial import TUTORIAL
 from tests.browser.conftest import PageProblems
 from tests.browser.servers import ServerProcess, local_only
 
-pytestmark = pytest.mark.browser
+# The fixture waits for some fifty lessons computed one after another: minutes on a busy machine.
+pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
 # The page's counter each lab raises once it has drawn what it asked for.
 COUNTER = {"graph": "runs", "descent": "races", "training": "runs"}
 
