@@ -27,9 +27,6 @@ UNMET: dict[str, str] = {
     "hint.cuda_error": "only a GPU raises it (tests/web/test_graph_api.py, cuda marker)",
     "hint.walled": "the walls' refusals (tests/runner/test_hostile.py)",
     "hint.compile": "torch.compile's default backend in the walls (tests/runner/test_script.py)",
-    # No public learner's program found for these yet (issue 33): the next ones to look for.
-    "hint.no_grad_fn": "the lab's example S6 only (tests/browser/test_graph_page.py)",
-    "hint.indices_long": "no public program in the corpus yet",
 }
 
 
@@ -53,21 +50,6 @@ def test_a_learners_broken_program_gets_the_hint_for_its_mistake(path: Path,
                             stdout_bytes=10**6).error
     assert error is not None, f"{path.name} ran without an error"
     assert error.hint_key == hint_of(path), error.message
-
-
-# Until a learner's program meets them, a line written here shows each still matches.
-WRITTEN_HERE: dict[str, str] = {
-    "hint.no_grad_fn": "loss = torch.ones(2).sum()\nloss.backward()",
-    "hint.indices_long": "import torch.nn.functional as F\n"
-                         "F.cross_entropy(torch.randn(3, 5), torch.tensor([1., 0., 4.]))",
-}
-
-
-@pytest.mark.parametrize("key", sorted(WRITTEN_HERE))
-def test_a_hint_no_learner_has_met_yet_still_matches_its_error(key: str) -> None:
-    error = run_program("import torch\n" + WRITTEN_HERE[key], program_bytes=10**6,
-                        stdout_bytes=10**6).error
-    assert error is not None and error.hint_key == key, error
 
 
 @pytest.mark.parametrize("key", sorted(set(HINTS) - set(UNMET)))
