@@ -52,6 +52,18 @@ def test_a_learners_broken_program_gets_the_hint_for_its_mistake(path: Path,
     assert error.hint_key == hint_of(path), error.message
 
 
+@pytest.mark.parametrize("model", ["torch.nn.Linear(3, 1)",
+                                   "torch.nn.Sequential(torch.nn.Linear(3, 1))"])
+def test_clipping_a_module_rather_than_its_parameters_gets_the_hint(model: str) -> None:
+    # A Linear is not iterable (TypeError); a Sequential iterates its layers, which have no
+    # .grad (AttributeError): either way the learner meant model.parameters().
+    code = (f"import torch\nmodel = {model}\nmodel(torch.ones(2, 3)).sum().backward()\n"
+            "torch.nn.utils.clip_grad_norm_(model, 1.0)\n")
+    error = run_program(code, program_bytes=10**6, stdout_bytes=10**6).error
+    assert error is not None and error.line == 4
+    assert error.hint_key == "hint.module_not_parameters", error.message
+
+
 @pytest.mark.parametrize("key", sorted(set(HINTS) - set(UNMET)))
 def test_every_hint_is_met_by_a_real_learners_program(key: str) -> None:
     assert key in {hint_of(path) for path in PROGRAMS}, f"no program in the corpus gets {key}"

@@ -72,9 +72,10 @@ HINTS: dict[str, Hint] = {
         "was removed in the NumPy 2.0 release", "was a deprecated alias")),
     "hint.numpy_scalar": Hint(OverflowError, ("out of bounds for",)),  # NumPy 2's NEP 50
     "hint.item_backward": Hint(AttributeError, ("'float' object has no attribute 'backward'",)),
-    "hint.module_not_parameters": Hint((TypeError, ValueError), (
+    "hint.module_not_parameters": Hint((TypeError, ValueError, AttributeError), (
         "object is not iterable", "optimizer can only optimize Tensors",
-        "can't optimize a non-leaf Tensor"), where=(
+        "can't optimize a non-leaf Tensor",
+        "object has no attribute 'grad'"), where=(  # an nn.Sequential iterates its layers
         "clip_grad_norm_", "clip_grad_value_", "Optimizer.__init__", "Optimizer.add_param_group")),
     "hint.function_backward": Hint(RuntimeError, (
         "returned an incorrect number of gradients", "returned an invalid gradient")),
