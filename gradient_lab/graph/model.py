@@ -94,6 +94,7 @@ class Backward:
     steps: list[Step]
     leaf_grads: dict[str, Any]
     error: str | None
+    leaf_values: dict[str, Any] = field(default_factory=dict)  # each leaf as the forward used it
 
 
 @dataclass(frozen=True, slots=True)

@@ -299,9 +299,11 @@ class _Builder:
             steps.append(Step(node.id, type(fn).__name__, step.grad_outputs, grads))
         leaf_grads = {nodes[key].id: grad for key, (_, grad) in call.leaf_grads.items()
                       if key in nodes}
+        leaf_values = {nodes[key].id: value for key, (_, value) in call.leaf_values.items()
+                       if key in nodes}
         roots = [self.of_tensor[id(r)].id for r in call.roots if id(r) in self.of_tensor]
         return Backward(call.index, call.kind, call.line, roots, call.create_graph,
-                        call.retain_graph, steps, leaf_grads, call.error)
+                        call.retain_graph, steps, leaf_grads, call.error, leaf_values)
 
     def _optimizer_step(self, event: OptimizerEvent) -> OptimizerStep:
         params = []

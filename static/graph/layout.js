@@ -2,6 +2,7 @@
 // Pure functions over plain data; `dagre` is the vendored global.
 
 import { nodeName, opShort } from "./chain.js";
+import { valuesSeen } from "./steps.js";
 import { flat, fmt, isSummary, shapeText } from "./tensors.js";
 
 // Ops that only reshape or re-view a tensor: bookkeeping a learner can hide.
@@ -46,7 +47,7 @@ export function buildView(graph, { simple = false, expanded = new Set() } = {}) 
   for (const n of graph.nodes) {
     if (hidden(n)) continue;
     const id = boxOf(n.id);
-    if (id === n.id) nodes.set(id, { id, kind: n.kind, members: [n.id], node: n });
+    if (id === n.id) nodes.set(id, { id, kind: n.kind, members: [n.id], node: n, seen: valuesSeen(graph, n) });
     else if (nodes.has(id)) nodes.get(id).members.push(n.id);
     else nodes.set(id, { id, kind: "module", module: moduleKey(n), label: calls.get(n.id).label, members: [n.id], node: null });
   }
@@ -136,7 +137,9 @@ export function layoutView(view, rankdir = "LR") {
   g.setDefaultEdgeLabel(() => ({}));
   for (const v of view.nodes) {
     const lines = labelLines(v);
-    const width = Math.max(44, Math.max(...lines.map((l) => l.length)) * CHAR + 18);
+    // wide enough for every value the stepper shows in it (a parameter across a loop's steps)
+    const all = [lines, ...(v.seen ?? []).map((value) => labelLines({ ...v, node: { ...v.node, value } }))];
+    const width = Math.max(44, ...all.flat().map((l) => l.length * CHAR + 18));
     const height = lines.length * LINE + 14;
     g.setNode(v.id, { width, height });
   }

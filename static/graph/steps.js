@@ -33,11 +33,46 @@ export function stepView(graph, callIndex, pos) {
     active: pos > 0 && pos <= steps.length ? steps[pos - 1] : null,
     next: pos < steps.length ? steps[pos] : null,
     event: done.at(-1) ?? null,
+    events: done,
     nodeGrads, flow,
     received: contributions(steps, back),  // what each node has been sent so far, path by path
     leaves: afterEvents(leafGrads(graph, call, back), done),
     done: pos === total,
   };
+}
+
+// A node's value at this position: a leaf as this call's forward used it, or as the last
+// step() done since left it; any other node as it was made (each iteration makes its own).
+export function valueAt(sv, node) {
+  if (!sv || node?.kind !== "leaf") return node?.value;
+  for (const event of [...sv.events].reverse()) {
+    const param = event.kind === "step" && event.params.find((p) => p.node === node.id);
+    if (param) return param.after;
+  }
+  const value = sv.call.leaf_values?.[node.id];
+  return value === undefined ? node.value : value;
+}
+
+// The graph as of this position: the same nodes, each leaf holding valueAt's value. The chain
+// rule, the inspector, the labels and the hover read it, so they agree with the stepper.
+export function graphAt(graph, sv) {
+  if (!graph || !sv) return graph;
+  let changed = false;
+  const nodes = graph.nodes.map((n) => {
+    const value = valueAt(sv, n);
+    if (value === n.value) return n;
+    changed = true;
+    return { ...n, value };
+  });
+  return changed ? { ...graph, nodes } : graph;
+}
+
+// Every value a leaf takes across the traced calls and steps (the layout sizes its box for all).
+export function valuesSeen(graph, node) {
+  if (node.kind !== "leaf") return [];
+  const values = (graph.backward ?? []).map((c) => c.leaf_values?.[node.id]);
+  for (const e of graph.optimizer_steps ?? []) values.push(e.params.find((p) => p.node === node.id)?.after);
+  return values.filter((v) => v !== undefined && v !== null);
 }
 
 // zero_grad() clears each .grad it names (to None, or to zeros with set_to_none=False).

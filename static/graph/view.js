@@ -4,9 +4,9 @@
 // hand it graphs; neither draws anything itself.
 
 import { t } from "../page.js";
-import { buildView, layoutView } from "./layout.js";
+import { buildView, labelLines, layoutView } from "./layout.js";
 import { centreOf, hoverTexts, initialRange, labelMode, rangeShowing, renderGraph, zoomRange } from "./draw.js";
-import { knownGrad, stepView } from "./steps.js";
+import { graphAt, knownGrad, stepView } from "./steps.js";
 import { renderOptimEvent } from "./optim.js";
 import { makeStepper, wireStepper } from "./stepper.js";
 import { h, renderAsk, renderChain, renderError, renderGradchecks, renderInspector, renderLeafGrads, renderNotes } from "./panels.js";
@@ -75,8 +75,22 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     state.followed = key;
     renderGraph($("graph"), state.laid, {
       active, leafGrads, flow, nonfinite, selected: state.selected && box(state.selected),
-      mode: state.mode, range: state.range, revision: state.revision, hover: state.hover,
+      mode: state.mode, range: state.range, revision: state.revision, hover: state.hover, now: boxesAt(sv),
     }).then(() => moved && follow(active));
+  }
+
+  // The laid-out boxes with each leaf's value as of this step; null when none differs.
+  function boxesAt(sv) {
+    const g = graphAt(state.graph, sv);
+    if (g === state.graph) return null;
+    const byId = new Map(g.nodes.map((n) => [n.id, n]));
+    const nodes = state.laid.nodes.map((v) => {
+      const node = v.node && byId.get(v.node.id);
+      if (!node || node === v.node) return v;
+      const moved = { ...v, node };
+      return { ...moved, lines: labelLines(moved) };
+    });
+    return { nodes, hover: hoverTexts({ nodes }, t) };
   }
 
   // Fit all, or zoom about the centre: a new range the next draw applies.
@@ -139,11 +153,12 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
       $("next").disabled = $("last").disabled = $("play").disabled = sv.done;
     }
     $("position").textContent = sv ? t("graph.step.position", { pos: sv.pos, total: sv.total }) : "";
+    const now = graphAt(g, sv);  // each leaf as of this step
     if (sv?.event) renderOptimEvent($("chain"), sv.event, t);
-    else renderChain($("chain"), g, sv, t, state.error);
+    else renderChain($("chain"), now, sv, t, state.error);
     renderLeafGrads($("leafgrads"), sv, t);
     renderAsk($("ask"), state, sv, t, { onCheck: stepper.check, onSkip: () => { state.asking = null; stepper.reveal(); } });
-    const node = g?.nodes.find((n) => n.id === state.selected) ?? null;
+    const node = now?.nodes.find((n) => n.id === state.selected) ?? null;
     renderInspector($("inspector"), node, node && knownGrad(node, sv), t, {
       onClose: () => { state.selected = null; renderSteps(); },
       onLine,
