@@ -58,6 +58,7 @@ class Node:
     origin: str = "forward"
     saved: list[Saved] = field(default_factory=list)
     nonfinite: bool = False
+    made: int | None = None  # the order the program made it in (None: never held)
 
 
 @dataclass(slots=True)

@@ -111,6 +111,9 @@ class _Builder:
                 self._leaf(t)
         self._constants_and_cuts()
         self._modules()
+        order = {key: i for i, key in enumerate(self.made)}
+        for key, node in self.of_tensor.items():
+            node.made = order.get(key)
         used = {e.source for e in self.edges}
         roots = {self.of_tensor[id(r)].id for c in calls for r in c.roots
                  if id(r) in self.of_tensor}

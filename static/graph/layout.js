@@ -88,12 +88,21 @@ function moduleCalls(graph, byId) {
     const roots = components.get(module);
     if (!roots.includes(find(id))) roots.push(find(id));
   }
+  // Numbered as the program called them: by the first tensor each call made (the walk meets
+  // them from the loss back, so its order is backward's, not the program's).
+  const first = new Map();
+  for (const id of parent.keys()) {
+    const made = byId.get(id).made ?? Infinity;
+    const root = find(id);
+    first.set(root, Math.min(first.get(root) ?? Infinity, made));
+  }
+  for (const roots of components.values()) roots.sort((a, b) => first.get(a) - first.get(b));
   const calls = new Map();
   for (const id of parent.keys()) {
     const module = moduleKey(byId.get(id));
     const roots = components.get(module);
     const i = roots.indexOf(find(id));
-    calls.set(id, { module, box: `module:${module}:${i}`, label: roots.length > 1 ? `${module} #${roots.length - i}` : module });
+    calls.set(id, { module, box: `module:${module}:${i}`, label: roots.length > 1 ? `${module} #${i + 1}` : module });
   }
   for (const n of graph.nodes) {
     const roots = components.get(moduleKey(n));

@@ -123,3 +123,51 @@ def test_the_chain_rule_at_each_iteration_puts_in_that_iterations_value(
         local = re.search(r"2 · \(?\[([^\]]*)\]", chain)
         assert local, chain
         assert _numbers(local.group(1)) == pytest.approx(before, abs=1e-3), (call, chain)
+
+
+# --- Module calls numbered as called ---------------------------------------------------------
+
+_MLP = """import torch
+
+torch.manual_seed(0)
+model = torch.nn.Sequential(torch.nn.Linear(2, 4), torch.nn.Tanh(), torch.nn.Linear(4, 1))
+loss_fn = torch.nn.MSELoss()
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+x, y = torch.randn(8, 2), torch.randn(8, 1)
+for epoch in range(3):
+    optimizer.zero_grad()
+    loss = loss_fn(model(x), y)
+    loss.backward()
+    optimizer.step()
+"""
+
+_LIT = """() => {
+  // The label of each box outlined as the step's active one (the stepper's orange ring).
+  const gd = document.getElementById("graph");
+  const labels = gd.data.at(-1);
+  return (gd.layout.shapes ?? []).filter((s) => s.line?.color === "#f59f00").map((s) => {
+    const [x, y] = [(s.x0 + s.x1) / 2, (s.y0 + s.y1) / 2];
+    const far = (i) => Math.hypot(labels.x[i] - x, labels.y[i] - y);
+    let best = 0;
+    labels.x.forEach((_, i) => { if (far(i) < far(best)) best = i; });
+    return labels.text[best].replace(/<[^>]+>/g, " ");
+  });
+}"""
+
+
+@pytest.mark.parametrize(("lang", "size"), [("en", (1440, 900)), ("zh-CN", (1920, 1080))])
+def test_each_backward_call_lights_the_module_call_it_starts_from_numbered_as_called(
+        open_page: Any, server: str, artifacts: Path, lang: str, size: tuple[int, int]) -> None:
+    page, problems = open_page(*size)
+    open_lab(page, server + f"/?lang={lang}")
+    _run_program(page, _MLP)
+    labels = " | ".join(page.locator("#graph .textpoint text").all_text_contents())
+    for n in (1, 2, 3):
+        assert f"loss_fn #{n}" in labels and f"model #{n}" in labels, labels
+    for call in range(3):
+        page.select_option("#call", str(call))
+        lit = page.evaluate(_LIT)
+        assert len(lit) == 1 and f"loss_fn #{call + 1}" in lit[0], (call, lit)
+        page.locator("#next").click()
+    page.screenshot(path=artifacts / f"graph-module-numbers-{lang}-{size[0]}x{size[1]}.png")
+    assert not problems.items, problems.items

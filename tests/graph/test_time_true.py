@@ -205,3 +205,14 @@ def test_backward_twice_on_one_graph_shows_grad_accumulating() -> None:
     for call in calls:
         _same(call.leaf_values[inp], values[call.index]["inp"])
         _same(call.leaf_grads[inp], grads[call.index]["inp"])
+
+
+def test_each_node_says_in_which_order_the_program_made_it() -> None:
+    # three iterations: each one's loss is made after the last one's (the page numbers module
+    # calls by it; the walk meets them from the last loss back)
+    g = lab_run(_ACCUMULATION.replace("range(8)", "range(3)"))
+    roots = [c.roots[0] for c in g.backward]
+    made = [next(n.made for n in g.nodes if n.id == r) for r in roots]
+    assert None not in made and made == sorted(made) and len(set(made)) == 3
+    weight = next(n for n in g.nodes if n.name == "model.weight")
+    assert weight.made is None  # made by nn.Linear's __init__, not by the program's lines

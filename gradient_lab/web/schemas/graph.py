@@ -55,6 +55,9 @@ class NodeOut(BaseModel):
     origin: str = Field(description="'forward', or 'backward N' for nodes built by create_graph.")
     saved: list[SavedOut]
     nonfinite: bool
+    made: int | None = Field(
+        default=None, description="The order the program made this tensor in (0 first); "
+        "null for one it never held. Module calls are numbered by it.")
 
 
 class EdgeOut(BaseModel):
