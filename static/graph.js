@@ -42,6 +42,15 @@ const editor = CodeMirror.fromTextArea($("code"), {
   gutters: ["CodeMirror-linenumbers", "error-gutter"],
   extraKeys: { "Ctrl-Enter": () => run(), "Cmd-Enter": () => run(), Tab: (cm) => cm.execCommand("insertSoftTab") },
 });
+// A comment that states a result (`# tensor([42.])`, `# 28`): app.css blurs it while a
+// question is open, so the tutorial's own comment does not answer it.
+editor.addOverlay({
+  token(stream) {
+    if (stream.match(/#.*\d.*/)) return "result";
+    while (stream.next() != null && stream.peek() !== "#");
+    return null;
+  },
+});
 editor.on("change", () => {
   if (state.ex && editor.getValue() !== page.lessons[state.ex]?.program) {
     state.ex = "";

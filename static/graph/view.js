@@ -76,7 +76,27 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     renderGraph($("graph"), state.laid, {
       active, leafGrads, flow, nonfinite, selected: state.selected && box(state.selected),
       mode: state.mode, range: state.range, revision: state.revision, hover: state.hover, now: boxesAt(sv),
-    }).then(() => moved && follow(active));
+    }).then(() => moved && follow(active)).then(() => keepClear(active));
+  }
+
+  // The class's panel (room.js) floats over the page's right side: keep the node the step is
+  // on, the one a question asks about, out from under it.
+  function keepClear(ids) {
+    const panel = document.getElementById("room-panel");
+    const v = state.laid?.nodes.find((n) => ids.has(n.id));
+    const axes = $("graph").layout;  // the range on screen now, after any pan just made
+    if (!panel || panel.hidden || !v || !axes?.xaxis?.range) return;
+    const p = panel.getBoundingClientRect();
+    const g = $("graph").getBoundingClientRect();
+    const [x, y] = [axes.xaxis.range, axes.yaxis.range];
+    const perUnit = g.width / (x[1] - x[0]);
+    const px = g.left + (v.x - x[0]) * perUnit;
+    const py = g.top + ((v.y - y[1]) / (y[0] - y[1])) * g.height;
+    const [hw, hh] = [(v.w / 2) * perUnit, (v.h / 2) * perUnit];
+    if (px + hw < p.left || px - hw > p.right || py + hh < p.top || py - hh > p.bottom) return;
+    const free = Math.max(2 * hw, p.left - g.left);  // the graph's width left of the panel
+    const shift = (px - g.left - free / 2) / perUnit;
+    Plotly.relayout($("graph"), { "xaxis.range": [x[0] + shift, x[1] + shift] });
   }
 
   // The laid-out boxes with each leaf's value as of this step; null when none differs.
@@ -104,7 +124,7 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
   // Keep the active node in view: on a long graph the stepper walks off the screen.
   function follow(ids) {
     const range = rangeShowing(state.range, state.laid.nodes.find((n) => ids.has(n.id)));
-    if (range) Plotly.relayout($("graph"), { "xaxis.range": range.x, "yaxis.range": range.y });
+    return range && Plotly.relayout($("graph"), { "xaxis.range": range.x, "yaxis.range": range.y });
   }
 
   function onGraphClick(event) {
@@ -144,6 +164,7 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
   }
 
   function renderSteps() {
+    document.body.classList.toggle("asking", Boolean(state.asking));  // app.css hides the answer
     const g = state.graph;
     const call = g?.backward?.[state.call];
     const sv = call ? stepView(g, state.call, state.step) : null;
@@ -188,6 +209,9 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
         keys[e.key]();
       }
     });
+    // The class's panel opening or closing may cover the step's node, or free it.
+    const panel = document.getElementById("room-panel");
+    if (panel) new MutationObserver(() => renderSteps()).observe(panel, { attributeFilter: ["hidden"] });
     let resizeTimer = null;
     window.addEventListener("resize", () => {
       clearTimeout(resizeTimer);

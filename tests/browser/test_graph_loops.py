@@ -171,3 +171,63 @@ def test_each_backward_call_lights_the_module_call_it_starts_from_numbered_as_ca
         page.locator("#next").click()
     page.screenshot(path=artifacts / f"graph-module-numbers-{lang}-{size[0]}x{size[1]}.png")
     assert not problems.items, problems.items
+
+
+# --- Predict first means first --------------------------------------------------------------
+
+_BLURRED = "el => getComputedStyle(el).filter.includes('blur')"
+
+
+@pytest.mark.parametrize(("lang", "size"), [("en", (1440, 900)), ("zh-CN", (1920, 1080))])
+def test_an_open_question_hides_the_output_and_the_comments_that_answer_it(
+        open_page: Any, server: str, artifacts: Path, lang: str, size: tuple[int, int]) -> None:
+    page, problems = open_page(*size)
+    open_lab(page, server + f"/?lang={lang}#ex=S2&predict=1")  # its comments: # tensor([42.])
+    stdout, answer = page.locator("#stdout"), page.locator(".cm-result", has_text="42")
+    assert "42" in stdout.inner_text() and answer.count() == 1
+    assert not stdout.evaluate(_BLURRED) and not answer.evaluate(_BLURRED)
+    comment = page.locator(".cm-comment", has_text="gradients").first  # states no result
+    while not page.locator("#ask form").count():
+        page.locator("#next").click()
+    assert stdout.evaluate(_BLURRED) and answer.evaluate(_BLURRED)
+    if comment.count():
+        assert not comment.evaluate(_BLURRED)
+    page.screenshot(path=artifacts / f"graph-predict-hidden-{lang}-{size[0]}x{size[1]}.png")
+    page.locator("#ask form button[type=button]").click()  # skip: the answer is shown
+    assert not stdout.evaluate(_BLURRED) and not answer.evaluate(_BLURRED)
+    assert not problems.items, problems.items
+
+
+def _overlaps(a: dict[str, float], b: dict[str, float]) -> bool:
+    return not (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+                or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+
+
+_ACTIVE_BOX = """() => {
+  // The screen box of the node the stepper rings, from the figure's own axes.
+  const gd = document.getElementById("graph");
+  const s = (gd.layout.shapes ?? []).find((s) => s.line?.color === "#f59f00");
+  if (!s) return null;
+  const r = gd.getBoundingClientRect(), xa = gd._fullLayout.xaxis, ya = gd._fullLayout.yaxis;
+  const [x0, x1] = [xa.l2p(s.x0), xa.l2p(s.x1)].sort((a, b) => a - b);
+  const [y0, y1] = [ya.l2p(s.y0), ya.l2p(s.y1)].sort((a, b) => a - b);
+  return { x: r.left + x0, y: r.top + y0, width: x1 - x0, height: y1 - y0 };
+}"""
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_class_panel_never_covers_the_node_the_step_is_on(
+        open_page: Any, server: str, artifacts: Path, size: tuple[int, int]) -> None:
+    page, problems = open_page(*size)
+    open_lab(page, server + "/")
+    _run_program(page, _SGD)
+    page.locator("#room-toggle").click()  # the class panel opens over the page's right side
+    panel = page.locator("#room-panel")
+    panel.wait_for(state="visible")
+    for step in range(4):
+        page.wait_for_timeout(300)  # the pan is a relayout after the draw
+        box = page.evaluate(_ACTIVE_BOX)
+        assert box is not None and not _overlaps(box, panel.bounding_box()), (step, box)
+        page.locator("#next").click()
+    page.screenshot(path=artifacts / f"graph-class-panel-clear-{size[0]}x{size[1]}.png")
+    assert not problems.items, problems.items
