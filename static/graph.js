@@ -5,6 +5,7 @@
 import { ApiError, markStale, postJSON, renderFailure } from "./api.js";
 import { copyLink, page, t } from "./page.js";
 import { changed, followHash, readState, writeState } from "./urlstate.js";
+import { downloadSvg } from "./graph/export.js";
 import { h } from "./graph/panels.js";
 import { questions, stepView } from "./graph/steps.js";
 import { makeView } from "./graph/view.js";
@@ -146,6 +147,7 @@ $("copy-link").addEventListener("click", async () => {
   await copyLink($("copy-link"), location.href);
 });
 $("export-png").addEventListener("click", () => Plotly.downloadImage($("graph"), { format: "png", filename: "gradient-lab-graph", scale: 2 }));
+$("export-svg").addEventListener("click", () => downloadSvg($("graph"), new URL("vendor/fonts/", import.meta.url).href, "gradient-lab-graph.svg"));
 $("export-json").addEventListener("click", () => {
   const blob = new Blob([JSON.stringify(state.graph ?? state.error, null, 2)], { type: "application/json" });
   const a = h("a", { href: URL.createObjectURL(blob), download: "gradient-lab-graph.json" });

@@ -231,3 +231,32 @@ def test_the_class_panel_never_covers_the_node_the_step_is_on(
         page.locator("#next").click()
     page.screenshot(path=artifacts / f"graph-class-panel-clear-{size[0]}x{size[1]}.png")
     assert not problems.items, problems.items
+
+
+# --- Export SVG ---------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("lang", "size"), [("en", (1440, 900)), ("zh-CN", (1920, 1080))])
+def test_export_svg_is_the_graph_as_drawn_with_its_font_embedded(
+        open_page: Any, server: str, artifacts: Path, lang: str, size: tuple[int, int]) -> None:
+    page, problems = open_page(*size)
+    open_lab(page, server + f"/?lang={lang}")
+    _run_program(page, _SGD)
+    page.locator("#next").click()
+    with page.expect_download() as download:
+        page.locator("#export-svg").click()
+    assert download.value.suggested_filename == "gradient-lab-graph.svg"
+    path = artifacts / f"graph-export-{lang}-{size[0]}x{size[1]}.svg"
+    download.value.save_as(path)
+    svg = path.read_text(encoding="utf-8")
+    assert svg.lstrip().startswith("<svg") and svg.count("@font-face") == 2
+    assert "data:font/woff;base64," in svg or "data:application/font-woff;base64," in svg
+    assert "Gradient Lab Sans" in svg and "Open Sans" not in svg
+    for text in ("w = [1, -2]", "Pow", "Sum"):
+        assert text in svg, text
+    # The file drawn by the browser on its own, as a slide would show it.
+    viewer = page.context.new_page()
+    viewer.set_content(f'<body style="margin:0">{svg}</body>')
+    viewer.wait_for_timeout(300)  # the embedded fonts load
+    viewer.screenshot(path=artifacts / f"graph-export-{lang}-{size[0]}x{size[1]}.png")
+    viewer.close()
+    assert not problems.items, problems.items
