@@ -20,12 +20,13 @@ const FIELDS = [
   { name: "call", type: Number, default: 0 },
   { name: "step", type: Number, default: 0 },
   { name: "simple", type: Boolean, default: false },
+  { name: "all", type: Boolean, default: false },
   { name: "predict", type: Boolean, default: false },
   { name: "speed", type: Number, default: 1 },
 ];
 
 const state = {
-  ex: "", call: 0, step: 0, simple: false, predict: false, speed: 1,
+  ex: "", call: 0, step: 0, simple: false, all: false, predict: false, speed: 1, iterating: null,
   graph: null, error: null, laid: null, expanded: new Set(), selected: null,
   revision: 0, range: null, mode: "full", timer: null, asking: null, verdict: null, runs: 0,
 };
@@ -167,7 +168,7 @@ followHash(FIELDS, async (next) => {
   $("predict").checked = state.predict;
   $("speed").value = String(state.speed);
   stepper.pause();
-  if (diff.has("simple")) view.layout();
+  if (diff.has("simple") || diff.has("all")) view.layout();
   stepper.showStep();
 });
 await start();

@@ -15,7 +15,9 @@ const VIEW_OPS = new Set([
 export const moduleKey = (node) => (node.module ? node.module.split(".")[0] : null);
 
 // The nodes and edges to draw: each visible API node, or one box per folded module call.
-export function buildView(graph, { simple = false, expanded = new Set() } = {}) {
+// `only`: the nodes of the one iteration drawn (a loop); the others are left out altogether.
+export function buildView(graph, { simple = false, expanded = new Set(), only = null } = {}) {
+  if (only) graph = { ...graph, nodes: graph.nodes.filter((n) => only.has(n.id)), edges: graph.edges.filter((e) => only.has(e.source) && only.has(e.target)) };
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const hidden = (n) => simple && (n.kind === "const" || (n.kind === "op" && VIEW_OPS.has(n.op)));
   const calls = moduleCalls(graph, byId);

@@ -75,6 +75,23 @@ export function valuesSeen(graph, node) {
   return values.filter((v) => v !== undefined && v !== null);
 }
 
+// A loop: two or more backward calls whose steps run the same ops in the same order. The page
+// then draws one iteration (one call's own nodes) and a slider goes from one to the next.
+export function isLoop(graph) {
+  const calls = graph?.backward ?? [];
+  const shape = (c) => c.steps.map((s) => s.op).join();
+  return calls.length > 1 && calls.every((c) => c.kind === "backward" && c.steps.length && shape(c) === shape(calls[0]));
+}
+
+// The nodes of one iteration: what its backward call walked, and the constants feeding them.
+export function iterationNodes(graph, callIndex) {
+  const call = graph.backward[callIndex];
+  const ids = new Set([...call.roots, ...call.steps.map((s) => s.node)]);
+  const consts = new Set(graph.nodes.filter((n) => n.kind === "const").map((n) => n.id));
+  for (const e of graph.edges) if (ids.has(e.target) && consts.has(e.source)) ids.add(e.source);
+  return ids;
+}
+
 // zero_grad() clears each .grad it names (to None, or to zeros with set_to_none=False).
 function afterEvents(leaves, events) {
   for (const event of events.filter((e) => e.kind === "zero_grad")) {

@@ -6,7 +6,7 @@
 import { t } from "../page.js";
 import { buildView, labelLines, layoutView } from "./layout.js";
 import { centreOf, hoverTexts, initialRange, labelMode, rangeShowing, renderGraph, zoomRange } from "./draw.js";
-import { graphAt, knownGrad, stepView } from "./steps.js";
+import { graphAt, isLoop, iterationNodes, knownGrad, stepView } from "./steps.js";
 import { renderOptimEvent } from "./optim.js";
 import { makeStepper, wireStepper } from "./stepper.js";
 import { h, renderAsk, renderChain, renderError, renderGradchecks, renderInspector, renderLeafGrads, renderNotes } from "./panels.js";
@@ -27,6 +27,7 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     state.selected = null;
     state.asking = null;
     state.verdict = null;
+    state.laidCall = null;  // a new graph is laid out afresh
     const calls = graph?.backward ?? [];
     state.call = Math.min(state.call, Math.max(0, calls.length - 1));
     state.step = calls.length ? Math.min(state.step, stepper.total()) : 0;  // a step() or zero_grad() counts
@@ -40,21 +41,29 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
 
   // --- The graph ---------------------------------------------------------------------------
 
+  // A loop draws one iteration, the call on screen; "show all iterations" draws every one.
+  const oneIteration = () => isLoop(state.graph) && !state.all;
+
   function layout({ fitAll = false, focus = null } = {}) {
     const el = $("graph");
     const nodes = state.graph?.nodes ?? [];
     $("graph-empty").hidden = nodes.length > 0;
     $("graph-empty").textContent = state.graph ? t("graph.empty") : "";
-    const view = buildView(state.graph ?? { nodes: [], edges: [] }, { simple: state.simple, expanded: state.expanded });
+    // The next iteration of a loop has the same shape: it keeps the view the learner had.
+    const sameShape = oneIteration() && state.laidCall !== null && state.laidCall !== undefined && state.laid;
+    state.laidCall = oneIteration() ? state.call : null;
+    const only = oneIteration() ? iterationNodes(state.graph, state.call) : null;
+    const view = buildView(state.graph ?? { nodes: [], edges: [] }, { simple: state.simple, expanded: state.expanded, only });
     state.laid = layoutView(view, el.clientWidth < 600 ? "TB" : "LR");
     state.view = view;
     const around = focus && centreOf(state.laid.nodes.filter(focus));
-    state.range = initialRange(state.laid, el.clientWidth || 600, el.clientHeight || 400, { fitAll, focus: around });
+    if (!sameShape || fitAll || focus) state.range = initialRange(state.laid, el.clientWidth || 600, el.clientHeight || 400, { fitAll, focus: around });
     state.hover = hoverTexts(state.laid, t);
     state.revision += 1;
     state.mode = labelMode((el.clientWidth || 600) / (state.range.x[1] - state.range.x[0]));
     state.followed = null;  // the first draw of a layout shows the range chosen here
     renderNotes($("notes"), state.graph, t);
+    if (isLoop(state.graph)) $("notes").append(h("p", { class: "note loop-note" }, t("graph.loop.note", { total: state.graph.backward.length })));
     renderSteps();
   }
 
@@ -161,11 +170,17 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
       t(`graph.call.${c.kind}`, { n: i + 1, line: c.line }) + (c.error ? ` — ${t("graph.call.raised")}` : ""))));
     select.value = String(state.call);
     $("call-field").hidden = calls.length < 2;
+    $("iteration-field").hidden = !isLoop(state.graph);
+    $("iteration").max = String(Math.max(1, calls.length));
   }
 
   function renderSteps() {
+    if (oneIteration() && state.laidCall !== state.call) return layout();  // another iteration
     document.body.classList.toggle("asking", Boolean(state.asking));  // app.css hides the answer
     const g = state.graph;
+    $("iteration").value = String(state.call + 1);
+    $("iteration-out").textContent = t("graph.loop.of", { n: state.call + 1, total: g?.backward?.length ?? 0 });
+    $("all-iterations").checked = Boolean(state.all);
     const call = g?.backward?.[state.call];
     const sv = call ? stepView(g, state.call, state.step) : null;
     for (const id of ["first", "back", "next", "last", "play"]) $(id).disabled = !sv;
@@ -196,6 +211,26 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     $("simple").addEventListener("change", (e) => { state.simple = e.target.checked; layout(); save(); });
     $("predict").addEventListener("change", (e) => { state.predict = e.target.checked; state.asking = state.verdict = null; renderSteps(); save(); });
     wireStepper(stepper);
+    // The iteration slider keeps the step: the same moment of backward, another iteration.
+    const toIteration = (i) => {
+      const calls = state.graph?.backward ?? [];
+      state.call = Math.min(Math.max(0, i), calls.length - 1);
+      state.step = Math.min(state.step, stepper.total());
+      $("call").value = String(state.call);
+      renderSteps();
+      save();
+    };
+    $("iteration").addEventListener("input", (e) => { stopIterations(); toIteration(Number(e.target.value) - 1); });
+    $("all-iterations").addEventListener("change", (e) => { state.all = e.target.checked; layout(); save(); });
+    $("play-iterations").addEventListener("click", () => {
+      if (state.iterating) return stopIterations();
+      $("play-iterations").setAttribute("aria-pressed", "true");
+      if (state.call >= state.graph.backward.length - 1) toIteration(0);
+      state.iterating = setInterval(() => {
+        if (state.call >= state.graph.backward.length - 1) return stopIterations();
+        toIteration(state.call + 1);
+      }, 1200 / (state.speed || 1));
+    });
     const width = () => $("graph").clientWidth || 600;
     $("fit").addEventListener("click", () => state.laid && showRange(initialRange(state.laid, width(), $("graph").clientHeight || 400, { fitAll: true })));
     $("zoom-in").addEventListener("click", () => state.range && showRange(zoomRange(state.range, width(), 1.4)));
@@ -220,6 +255,12 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
         if (state.laid && rankdir !== state.laid.rankdir) layout();
       }, 200);
     });
+  }
+
+  function stopIterations() {
+    clearInterval(state.iterating);
+    state.iterating = null;
+    $("play-iterations").setAttribute("aria-pressed", "false");
   }
 
   // Clicks and pans on the drawing: Plotly gives the element its .on() at the first draw.

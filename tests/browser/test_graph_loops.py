@@ -161,6 +161,9 @@ def test_each_backward_call_lights_the_module_call_it_starts_from_numbered_as_ca
     page, problems = open_page(*size)
     open_lab(page, server + f"/?lang={lang}")
     _run_program(page, _MLP)
+    one = " | ".join(_boxes(page))  # a loop: one iteration, one call of each module
+    assert "loss_fn" in one and "model" in one and "#" not in one, one
+    page.locator("#all-iterations").check()
     labels = " | ".join(page.locator("#graph .textpoint text").all_text_contents())
     for n in (1, 2, 3):
         assert f"loss_fn #{n}" in labels and f"model #{n}" in labels, labels
@@ -259,4 +262,61 @@ def test_export_svg_is_the_graph_as_drawn_with_its_font_embedded(
     viewer.wait_for_timeout(300)  # the embedded fonts load
     viewer.screenshot(path=artifacts / f"graph-export-{lang}-{size[0]}x{size[1]}.png")
     viewer.close()
+    assert not problems.items, problems.items
+
+
+# --- A loop is one iteration --------------------------------------------------------------------
+
+def _boxes(page: Any) -> list[str]:
+    return [t for t in page.locator("#graph .textpoint text").all_text_contents() if t]
+
+
+@pytest.mark.parametrize(("lang", "size"), [("en", (1440, 900)), ("zh-CN", (1920, 1080))])
+def test_a_loop_draws_one_iteration_and_the_slider_replays_each(
+        open_page: Any, server: str, artifacts: Path, lang: str, size: tuple[int, int]) -> None:
+    page, problems = open_page(*size)
+    open_lab(page, server + f"/?lang={lang}")
+    _run_program(page, _SGD)
+    boxes = _boxes(page)
+    assert sum(b.startswith("Pow") for b in boxes) == 1 and len(boxes) == 4, boxes  # w, 2, Pow, Sum
+    slider = page.locator("#iteration")
+    assert slider.is_visible() and slider.get_attribute("max") == "3"
+    plain = _plain_sgd()
+    page.locator("#next").click()
+    page.locator("#next").click()  # Pow, in each iteration
+    for i, (before, _) in enumerate(plain):
+        slider.fill(str(i + 1))
+        assert page.locator("#call").input_value() == str(i)
+        assert re.search(r"\b2 / \d", page.locator("#position").inner_text())  # the same moment
+        assert _numbers(_label(page, "w = ")) == pytest.approx(before, abs=1e-3), i
+        local = re.search(r"2 · \(?\[([^\]]*)\]", page.locator("#chain").inner_text())
+        assert local and _numbers(local.group(1)) == pytest.approx(before, abs=1e-3), i
+        assert len(_boxes(page)) == 4
+    page.screenshot(path=artifacts / f"graph-loop-one-iteration-{lang}-{size[0]}x{size[1]}.png")
+    page.locator("#all-iterations").check()
+    assert sum(b.startswith("Pow") for b in _boxes(page)) == 3
+    page.locator("#all-iterations").uncheck()
+    assert sum(b.startswith("Pow") for b in _boxes(page)) == 1
+    # Play goes through the iterations to the last.
+    slider.fill("1")
+    page.locator("#play-iterations").click()
+    page.wait_for_function("document.getElementById('call').value === '2'", timeout=10_000)
+    assert not problems.items, problems.items
+
+
+def test_the_tutorials_polynomial_loop_of_20_traced_iterations_draws_one(
+        open_page: Any, server: str, artifacts: Path) -> None:
+    code = (Path(__file__).parents[1] / "corpus/programs/pt__tut_polynomial_autograd.py").read_text(
+        encoding="utf-8")
+    page, problems = open_page(1920, 1080)
+    open_lab(page, server + "/")
+    _run_program(page, code)
+    assert page.locator("#iteration").get_attribute("max") == "20"
+    boxes = _boxes(page)
+    for name in ("a = ", "b = ", "c = ", "d = "):
+        assert sum(b.startswith(name) for b in boxes) == 1, boxes
+    assert len(boxes) < 25, boxes  # one iteration, not twenty
+    page.screenshot(path=artifacts / "graph-polynomial-one-iteration-1920x1080.png")
+    page.locator("#all-iterations").check()
+    assert len(_boxes(page)) > 200
     assert not problems.items, problems.items
