@@ -320,3 +320,51 @@ def test_the_tutorials_polynomial_loop_of_20_traced_iterations_draws_one(
     page.locator("#all-iterations").check()
     assert len(_boxes(page)) > 200
     assert not problems.items, problems.items
+
+
+# --- step() you can read ----------------------------------------------------------------------
+
+def _plain_adam_first_step() -> dict[str, tuple[list[float], list[float]]]:
+    """Each parameter of _MLP before and after its first Adam step, in plain torch."""
+    space: dict[str, Any] = {}
+    exec(_MLP.replace("range(3)", "range(0)"), space)  # noqa: S102 - our own program
+    model, optimizer = space["model"], space["optimizer"]
+    before = {k: p.detach().clone() for k, p in model.named_parameters()}
+    optimizer.zero_grad()
+    space["loss_fn"](model(space["x"]), space["y"]).backward()
+    optimizer.step()
+    return {f"model.{k}": (before[k].flatten().tolist(), p.detach().flatten().tolist())
+            for k, p in model.named_parameters()}
+
+
+@pytest.mark.parametrize(("lang", "size"), [("en", (1440, 900)), ("zh-CN", (1920, 1080))])
+def test_adams_step_shows_a_weight_as_heat_maps_with_the_largest_change_named(
+        open_page: Any, server: str, artifacts: Path, lang: str, size: tuple[int, int]) -> None:
+    page, problems = open_page(*size)
+    open_lab(page, server + f"/?lang={lang}")
+    _run_program(page, _MLP)
+    while not page.locator("#chain .optim-table").count():
+        page.locator("#next").click()
+    row = page.locator('#chain tr[data-param="model.0.weight"]')
+    grids = row.locator(".heat-grid")
+    assert grids.count() == 4  # before, .grad, update, after
+    before, after = (_numbers(" ".join(grids.nth(i).locator("span").evaluate_all(
+        "cells => cells.map((c) => c.title)"))) for i in (0, 3))
+    plain = _plain_adam_first_step()["model.0.weight"]
+    assert before == pytest.approx(plain[0], abs=1e-3)
+    assert after == pytest.approx(plain[1], abs=1e-3)
+    changes = [abs(a - b) for a, b in zip(plain[1], plain[0], strict=True)]
+    named = re.search(r"model\.0\.weight\[(\d), (\d)\]", row.locator(".optim-largest").inner_text())
+    assert named, row.locator(".optim-largest").inner_text()
+    # Adam moves every element by about lr: the one named is (one of) the largest
+    named_change = changes[int(named.group(1)) * 2 + int(named.group(2))]
+    assert named_change == pytest.approx(max(changes), abs=1e-6)
+    # Adam's state the same way, and the panel fits the page without a side-scroller
+    assert page.locator("#chain .optim-rule .heat-grid").count() >= 2
+    scroll = page.locator("#chain .optim-scroll").first
+    assert scroll.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+    shot = artifacts / f"graph-step-heat-{lang}-{size[0]}x{size[1]}.png"
+    page.locator("#chain").screenshot(path=shot)
+    row.locator("details summary").click()  # the numbers, a click away
+    assert row.locator("details table.matrix").count() == 4
+    assert not problems.items, problems.items
