@@ -16,11 +16,12 @@ export const moduleKey = (node) => (node.module ? node.module.split(".")[0] : nu
 
 // The nodes and edges to draw: each visible API node, or one box per folded module call.
 // `only`: the nodes of the one iteration drawn (a loop); the others are left out altogether.
-export function buildView(graph, { simple = false, expanded = new Set(), only = null } = {}) {
+// `rollUp`: a module called several times in what is drawn is one box, ×N, until opened.
+export function buildView(graph, { simple = false, expanded = new Set(), only = null, rollUp = false } = {}) {
   if (only) graph = { ...graph, nodes: graph.nodes.filter((n) => only.has(n.id)), edges: graph.edges.filter((e) => only.has(e.source) && only.has(e.target)) };
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const hidden = (n) => simple && (n.kind === "const" || (n.kind === "op" && VIEW_OPS.has(n.op)));
-  const calls = moduleCalls(graph, byId);
+  const calls = moduleCalls(graph, byId, rollUp);
   // The box a node is drawn in: its own, or its folded module call's.
   const boxOf = (id) => {
     const call = calls.get(id);
@@ -71,7 +72,7 @@ export function buildView(graph, { simple = false, expanded = new Set(), only = 
 
 // Each call of a top-level module: its ops that connect to one another. A model called in a
 // loop six times is six boxes, not one; its parameters fold in only when it was called once.
-function moduleCalls(graph, byId) {
+function moduleCalls(graph, byId, rollUp) {
   const parent = new Map();
   const find = (id) => {
     while (parent.get(id) !== id) id = parent.get(id);
@@ -104,11 +105,13 @@ function moduleCalls(graph, byId) {
     const module = moduleKey(byId.get(id));
     const roots = components.get(module);
     const i = roots.indexOf(find(id));
-    calls.set(id, { module, box: `module:${module}:${i}`, label: roots.length > 1 ? `${module} #${i + 1}` : module });
+    if (rollUp && roots.length > 1) calls.set(id, { module, box: `module:${module}:all`, label: `${module} ×${roots.length}` });
+    else calls.set(id, { module, box: `module:${module}:${i}`, label: roots.length > 1 ? `${module} #${i + 1}` : module });
   }
   for (const n of graph.nodes) {
     const roots = components.get(moduleKey(n));
     if (n.kind === "leaf" && roots?.length === 1) calls.set(n.id, { module: moduleKey(n), box: `module:${moduleKey(n)}:0`, label: moduleKey(n) });
+    else if (n.kind === "leaf" && roots && rollUp) calls.set(n.id, calls.get(roots[0]));  // into the ×N box
   }
   return calls;
 }

@@ -53,7 +53,7 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     const sameShape = oneIteration() && state.laidCall !== null && state.laidCall !== undefined && state.laid;
     state.laidCall = oneIteration() ? state.call : null;
     const only = oneIteration() ? iterationNodes(state.graph, state.call) : null;
-    const view = buildView(state.graph ?? { nodes: [], edges: [] }, { simple: state.simple, expanded: state.expanded, only });
+    const view = buildView(state.graph ?? { nodes: [], edges: [] }, { simple: state.simple, expanded: state.expanded, only, rollUp: !state.all });
     state.laid = layoutView(view, el.clientWidth < 600 ? "TB" : "LR");
     state.view = view;
     const around = focus && centreOf(state.laid.nodes.filter(focus));

@@ -368,3 +368,33 @@ def test_adams_step_shows_a_weight_as_heat_maps_with_the_largest_change_named(
     row.locator("details summary").click()  # the numbers, a click away
     assert row.locator("details table.matrix").count() == 4
     assert not problems.items, problems.items
+
+
+_REPEATED = """import torch
+
+torch.manual_seed(0)
+layer = torch.nn.Linear(3, 3)
+h = torch.randn(2, 3)
+for _ in range(4):  # one layer called four times in one forward, as an unrolled RNN does
+    h = torch.tanh(layer(h))
+loss = h.sum()
+loss.backward()
+"""
+
+
+@pytest.mark.parametrize(("lang", "size"), [("en", (1440, 900)), ("zh-CN", (1920, 1080))])
+def test_one_module_called_four_times_in_a_forward_is_one_box_marked_x4(
+        open_page: Any, server: str, artifacts: Path, lang: str, size: tuple[int, int]) -> None:
+    page, problems = open_page(*size)
+    open_lab(page, server + f"/?lang={lang}")
+    _run_program(page, _REPEATED)
+    boxes = _boxes(page)
+    assert sum("layer ×4" in b for b in boxes) == 1, boxes
+    assert not any("layer #" in b or b.startswith("layer.weight") for b in boxes), boxes
+    page.screenshot(path=artifacts / f"graph-rolled-up-{lang}-{size[0]}x{size[1]}.png")
+    _click_node(page, "layer ×4")  # opens: each call's ops, the parameters feeding them
+    page.wait_for_function("() => document.querySelectorAll('#graph .textpoint').length > 6")
+    opened = _boxes(page)
+    assert not any("×4" in b for b in opened), opened
+    assert sum(b.startswith("layer.weight") for b in opened) == 1, opened
+    assert not problems.items, problems.items
