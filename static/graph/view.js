@@ -108,6 +108,12 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     Plotly.relayout($("graph"), { "xaxis.range": [x[0] + shift, x[1] + shift] });
   }
 
+  // The label of the module call box a node is drawn in (null: it has a box of its own).
+  function moduleBox(id) {
+    const box = state.view?.boxOf(id);
+    return box && box !== id ? state.view.nodes.find((v) => v.id === box)?.label ?? null : null;
+  }
+
   // The laid-out boxes with each leaf's value as of this step; null when none differs.
   function boxesAt(sv) {
     const g = graphAt(state.graph, sv);
@@ -191,7 +197,7 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     $("position").textContent = sv ? t("graph.step.position", { pos: sv.pos, total: sv.total }) : "";
     const now = graphAt(g, sv);  // each leaf as of this step
     if (sv?.event) renderOptimEvent($("chain"), sv.event, t);
-    else renderChain($("chain"), now, sv, t, state.error);
+    else renderChain($("chain"), now, sv, t, state.error, sv?.active && moduleBox(sv.active.node));
     renderLeafGrads($("leafgrads"), sv, t);
     renderAsk($("ask"), state, sv, t, { onCheck: stepper.check, onSkip: () => { state.asking = null; stepper.reveal(); } });
     const node = now?.nodes.find((n) => n.id === state.selected) ?? null;

@@ -172,6 +172,7 @@ def test_each_backward_call_lights_the_module_call_it_starts_from_numbered_as_ca
         lit = page.evaluate(_LIT)
         assert len(lit) == 1 and f"loss_fn #{call + 1}" in lit[0], (call, lit)
         page.locator("#next").click()
+        assert f"loss_fn #{call + 1}" in page.locator("#chain .step-title").inner_text()  # stepper
     page.screenshot(path=artifacts / f"graph-module-numbers-{lang}-{size[0]}x{size[1]}.png")
     assert not problems.items, problems.items
 
