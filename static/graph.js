@@ -5,6 +5,7 @@
 import { ApiError, markStale, postJSON, renderFailure } from "./api.js";
 import { copyLink, page, t } from "./page.js";
 import { changed, followHash, readState, writeState } from "./urlstate.js";
+import { downloadSvg } from "./graph/export.js";
 import { h } from "./graph/panels.js";
 import { questions, stepView } from "./graph/steps.js";
 import { makeView } from "./graph/view.js";
@@ -19,12 +20,13 @@ const FIELDS = [
   { name: "call", type: Number, default: 0 },
   { name: "step", type: Number, default: 0 },
   { name: "simple", type: Boolean, default: false },
+  { name: "all", type: Boolean, default: false },
   { name: "predict", type: Boolean, default: false },
   { name: "speed", type: Number, default: 1 },
 ];
 
 const state = {
-  ex: "", call: 0, step: 0, simple: false, predict: false, speed: 1,
+  ex: "", call: 0, step: 0, simple: false, all: false, predict: false, speed: 1, iterating: null,
   graph: null, error: null, laid: null, expanded: new Set(), selected: null,
   revision: 0, range: null, mode: "full", timer: null, asking: null, verdict: null, runs: 0,
 };
@@ -43,6 +45,15 @@ const editor = CodeMirror.fromTextArea($("code"), {
   mode: "python", lineNumbers: true, lineWrapping: true, indentUnit: 4, matchBrackets: true, viewportMargin: Infinity,
   gutters: ["CodeMirror-linenumbers", "error-gutter"],
   extraKeys: { "Ctrl-Enter": () => run(), "Cmd-Enter": () => run(), Tab: (cm) => cm.execCommand("insertSoftTab") },
+});
+// A comment that states a result (`# tensor([42.])`, `# 28`): app.css blurs it while a
+// question is open, so the tutorial's own comment does not answer it.
+editor.addOverlay({
+  token(stream) {
+    if (stream.match(/#.*\d.*/)) return "result";
+    while (stream.next() != null && stream.peek() !== "#");
+    return null;
+  },
 });
 editor.on("change", () => {
   if (state.ex && editor.getValue() !== page.lessons[state.ex]?.program) {
@@ -139,6 +150,7 @@ $("copy-link").addEventListener("click", async () => {
   await copyLink($("copy-link"), location.href);
 });
 $("export-png").addEventListener("click", () => Plotly.downloadImage($("graph"), { format: "png", filename: "gradient-lab-graph", scale: 2 }));
+$("export-svg").addEventListener("click", () => downloadSvg($("graph"), new URL("vendor/fonts/", import.meta.url).href, "gradient-lab-graph.svg"));
 $("export-json").addEventListener("click", () => {
   const blob = new Blob([JSON.stringify(state.graph ?? state.error, null, 2)], { type: "application/json" });
   const a = h("a", { href: URL.createObjectURL(blob), download: "gradient-lab-graph.json" });
@@ -158,7 +170,7 @@ followHash(FIELDS, async (next) => {
   $("predict").checked = state.predict;
   $("speed").value = String(state.speed);
   stepper.pause();
-  if (diff.has("simple")) view.layout();
+  if (diff.has("simple") || diff.has("all")) view.layout();
   stepper.showStep();
 });
 await start();

@@ -160,6 +160,8 @@ async function recheck(events) {
 function onRoom(view) {
   const fresh = view.question && !view.question.revealed && view.question.id !== room.view?.question?.id;
   room.view = view;
+  // A question the class has not seen answered: the page hides what would give it away.
+  document.body.classList.toggle("room-asking", Boolean(view.question && !view.question.revealed));
   if (room.member.role === "student") {
     if (!room.away) follow(view.address);
     if (fresh) {

@@ -58,6 +58,7 @@ class Node:
     origin: str = "forward"
     saved: list[Saved] = field(default_factory=list)
     nonfinite: bool = False
+    made: int | None = None  # the order the program made it in (None: never held)
 
 
 @dataclass(slots=True)
@@ -94,6 +95,7 @@ class Backward:
     steps: list[Step]
     leaf_grads: dict[str, Any]
     error: str | None
+    leaf_values: dict[str, Any] = field(default_factory=dict)  # each leaf as the forward used it
 
 
 @dataclass(frozen=True, slots=True)

@@ -92,6 +92,7 @@ class BackwardCall:
     retain_graph: bool
     steps: list[RecordedStep] = field(default_factory=list)
     leaf_grads: dict[int, tuple[Any, Any]] = field(default_factory=dict)  # id(fn): (fn, grad)
+    leaf_values: dict[int, tuple[Any, Any]] = field(default_factory=dict)  # id(fn): (fn, value)
     error: str | None = None
     results: tuple[torch.Tensor, ...] = ()
 
@@ -368,6 +369,13 @@ class GraphRecorder:
                 self.untraced_calls += 1
                 return fn(*args, **kwargs)
         self._numel = numel_budget(2 * len(fns))  # each node sends what arrived and what left
+        # Each leaf as this call's forward used it: a training loop's step() moves the
+        # parameters in place afterwards, and the trace, after the program, sees only the last.
+        with torch._C.DisableTorchFunction(), contextlib.suppress(Exception):
+            for node in fns:
+                if type(node).__name__ == "AccumulateGrad":
+                    call.leaf_values[id(node)] = (node, to_plain(node.variable.detach(),
+                                                                 self._numel))
         handles = []
         try:
             with self._numbered_apart():

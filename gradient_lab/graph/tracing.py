@@ -111,6 +111,9 @@ class _Builder:
                 self._leaf(t)
         self._constants_and_cuts()
         self._modules()
+        order = {key: i for i, key in enumerate(self.made)}
+        for key, node in self.of_tensor.items():
+            node.made = order.get(key)
         used = {e.source for e in self.edges}
         roots = {self.of_tensor[id(r)].id for c in calls for r in c.roots
                  if id(r) in self.of_tensor}
@@ -299,9 +302,11 @@ class _Builder:
             steps.append(Step(node.id, type(fn).__name__, step.grad_outputs, grads))
         leaf_grads = {nodes[key].id: grad for key, (_, grad) in call.leaf_grads.items()
                       if key in nodes}
+        leaf_values = {nodes[key].id: value for key, (_, value) in call.leaf_values.items()
+                       if key in nodes}
         roots = [self.of_tensor[id(r)].id for r in call.roots if id(r) in self.of_tensor]
         return Backward(call.index, call.kind, call.line, roots, call.create_graph,
-                        call.retain_graph, steps, leaf_grads, call.error)
+                        call.retain_graph, steps, leaf_grads, call.error, leaf_values)
 
     def _optimizer_step(self, event: OptimizerEvent) -> OptimizerStep:
         params = []

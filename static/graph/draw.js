@@ -75,7 +75,7 @@ export function zoomRange(range, widthPx, factor) {
 
 export function renderGraph(el, laid, overlay) {
   const { active = new Set(), leafGrads = new Map(), flow = [], nonfinite = null, selected = null,
-          mode = "full", range, revision, hover = {} } = overlay;
+          mode = "full", range, revision, hover = {}, now = null } = overlay;
   let traces = cache.get(el);
   if (!traces || traces.laid !== laid || traces.mode !== mode) {
     traces = { laid, mode, data: staticTraces(laid, mode, hover) };
@@ -85,7 +85,9 @@ export function renderGraph(el, laid, overlay) {
   const scale = (el.clientWidth || 600) / Math.abs(range.x[1] - range.x[0]);
   const size = Math.min(48, FONT * scale);
   const labels = traces.data[traces.data.length - 1];
-  const data = [...traces.data.slice(0, -1), { ...labels, textfont: { ...labels.textfont, size } }];
+  // `now`: the boxes as of the step on screen (a parameter's value moves with each step()).
+  const text = now ? { text: now.nodes.map((v) => labelText(v, mode)), hovertext: now.nodes.map((v) => now.hover[v.id] ?? "") } : {};
+  const data = [...traces.data.slice(0, -1), { ...labels, ...text, textfont: { ...labels.textfont, size } }];
   const noteSize = Math.max(9, Math.min(36, FONT * scale * 0.95));
   const byId = new Map(laid.nodes.map((v) => [v.id, v]));
   const edgeOf = (f) => laid.edges.find((e) => e.source === f.source && e.target === f.target);
@@ -175,7 +177,7 @@ function staticTraces(laid, mode, hover) {
   return [...edgeTraces, ...boxTraces, labels];
 }
 
-function labelText(v, mode) {
+export function labelText(v, mode) {
   if (mode === "none") return "";
   const [first, ...rest] = v.lines;
   if (mode === "short") return escape(first.split(" = ")[0]);

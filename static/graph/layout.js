@@ -2,6 +2,7 @@
 // Pure functions over plain data; `dagre` is the vendored global.
 
 import { nodeName, opShort } from "./chain.js";
+import { valuesSeen } from "./steps.js";
 import { flat, fmt, isSummary, shapeText } from "./tensors.js";
 
 // Ops that only reshape or re-view a tensor: bookkeeping a learner can hide.
@@ -14,10 +15,13 @@ const VIEW_OPS = new Set([
 export const moduleKey = (node) => (node.module ? node.module.split(".")[0] : null);
 
 // The nodes and edges to draw: each visible API node, or one box per folded module call.
-export function buildView(graph, { simple = false, expanded = new Set() } = {}) {
+// `only`: the nodes of the one iteration drawn (a loop); the others are left out altogether.
+// `rollUp`: a module called several times in what is drawn is one box, ×N, until opened.
+export function buildView(graph, { simple = false, expanded = new Set(), only = null, rollUp = false } = {}) {
+  if (only) graph = { ...graph, nodes: graph.nodes.filter((n) => only.has(n.id)), edges: graph.edges.filter((e) => only.has(e.source) && only.has(e.target)) };
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const hidden = (n) => simple && (n.kind === "const" || (n.kind === "op" && VIEW_OPS.has(n.op)));
-  const calls = moduleCalls(graph, byId);
+  const calls = moduleCalls(graph, byId, rollUp);
   // The box a node is drawn in: its own, or its folded module call's.
   const boxOf = (id) => {
     const call = calls.get(id);
@@ -46,7 +50,7 @@ export function buildView(graph, { simple = false, expanded = new Set() } = {}) 
   for (const n of graph.nodes) {
     if (hidden(n)) continue;
     const id = boxOf(n.id);
-    if (id === n.id) nodes.set(id, { id, kind: n.kind, members: [n.id], node: n });
+    if (id === n.id) nodes.set(id, { id, kind: n.kind, members: [n.id], node: n, seen: valuesSeen(graph, n) });
     else if (nodes.has(id)) nodes.get(id).members.push(n.id);
     else nodes.set(id, { id, kind: "module", module: moduleKey(n), label: calls.get(n.id).label, members: [n.id], node: null });
   }
@@ -68,7 +72,7 @@ export function buildView(graph, { simple = false, expanded = new Set() } = {}) 
 
 // Each call of a top-level module: its ops that connect to one another. A model called in a
 // loop six times is six boxes, not one; its parameters fold in only when it was called once.
-function moduleCalls(graph, byId) {
+function moduleCalls(graph, byId, rollUp) {
   const parent = new Map();
   const find = (id) => {
     while (parent.get(id) !== id) id = parent.get(id);
@@ -87,16 +91,27 @@ function moduleCalls(graph, byId) {
     const roots = components.get(module);
     if (!roots.includes(find(id))) roots.push(find(id));
   }
+  // Numbered as the program called them: by the first tensor each call made (the walk meets
+  // them from the loss back, so its order is backward's, not the program's).
+  const first = new Map();
+  for (const id of parent.keys()) {
+    const made = byId.get(id).made ?? Infinity;
+    const root = find(id);
+    first.set(root, Math.min(first.get(root) ?? Infinity, made));
+  }
+  for (const roots of components.values()) roots.sort((a, b) => first.get(a) - first.get(b));
   const calls = new Map();
   for (const id of parent.keys()) {
     const module = moduleKey(byId.get(id));
     const roots = components.get(module);
     const i = roots.indexOf(find(id));
-    calls.set(id, { module, box: `module:${module}:${i}`, label: roots.length > 1 ? `${module} #${roots.length - i}` : module });
+    if (rollUp && roots.length > 1) calls.set(id, { module, box: `module:${module}:all`, label: `${module} ×${roots.length}` });
+    else calls.set(id, { module, box: `module:${module}:${i}`, label: roots.length > 1 ? `${module} #${i + 1}` : module });
   }
   for (const n of graph.nodes) {
     const roots = components.get(moduleKey(n));
     if (n.kind === "leaf" && roots?.length === 1) calls.set(n.id, { module: moduleKey(n), box: `module:${moduleKey(n)}:0`, label: moduleKey(n) });
+    else if (n.kind === "leaf" && roots && rollUp) calls.set(n.id, calls.get(roots[0]));  // into the ×N box
   }
   return calls;
 }
@@ -136,7 +151,9 @@ export function layoutView(view, rankdir = "LR") {
   g.setDefaultEdgeLabel(() => ({}));
   for (const v of view.nodes) {
     const lines = labelLines(v);
-    const width = Math.max(44, Math.max(...lines.map((l) => l.length)) * CHAR + 18);
+    // wide enough for every value the stepper shows in it (a parameter across a loop's steps)
+    const all = [lines, ...(v.seen ?? []).map((value) => labelLines({ ...v, node: { ...v.node, value } }))];
+    const width = Math.max(44, ...all.flat().map((l) => l.length * CHAR + 18));
     const height = lines.length * LINE + 14;
     g.setNode(v.id, { width, height });
   }

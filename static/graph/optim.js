@@ -5,7 +5,7 @@
 
 import { fmtNumber, num } from "../page.js";
 import { h } from "./panels.js";
-import { flat, fmt, sub, tensorTable } from "./tensors.js";
+import { flat, fmt, heatColor, isSummary, shapeOf, sub, tensorTable } from "./tensors.js";
 
 const scalar = (v) => v !== null && v !== undefined && flat(v).length === 1;
 const n = (v) => fmtNumber(flat(v)[0]);
@@ -66,13 +66,72 @@ export function renderOptimEvent(el, event, t) {
   for (const param of event.params) {
     const update = sub(param.after, param.before);
     const cell = (v) => h("td", {}, scalar(v) || v === null ? fmt(v) : tensorTable(v));
+    const cells = [param.before, param.grad, update, param.after];
+    const state = Object.entries(param.state).filter(([k]) => k !== "step" && !scalar(param.state[k]));
+    // Past three numbers the four tables would not fit side by side: small heat maps instead,
+    // the largest change named, and the numbers one click away.
+    const maps = many(param.before) && cells.every((v) => v === null || heatable(v));
     body.append(h("tr", { "data-param": param.name }, h("th", { scope: "row" }, param.name),
-      cell(param.before), cell(param.grad), cell(update), cell(param.after)));
+      maps ? h("td", { colspan: 4 }, heatRow(param, update, t)) : cells.map(cell)));
     body.append(h("tr", { class: "optim-rule" }, h("td", { colspan: 5 },
       ...updateLines(event, param).map((line) => h("p", { class: "chain-rule" }, line)),
-      ...Object.entries(param.state).filter(([k]) => k !== "step" && !scalar(param.state[k]))
-        .map(([k, v]) => h("div", { class: "optim-state" }, h("code", {}, k), tensorTable(v))))));
+      maps && state.every(([, v]) => heatable(v))
+        ? h("div", { class: "optim-heats" }, state.map(([k, v]) => heatFigure(h("code", {}, k), v, signedScale([v]))))
+        : state.map(([k, v]) => h("div", { class: "optim-state" }, h("code", {}, k), tensorTable(v))))));
   }
   table.append(body);
   el.append(h("div", { class: "optim-scroll" }, table));
+}
+
+// --- step() as heat maps ------------------------------------------------------------------------
+
+const many = (v) => v !== null && v !== undefined && (isSummary(v) || flat(v).length > 3);
+const heatable = (v) => Array.isArray(v) && shapeOf(v).length <= 2;
+const finite = (vs) => vs.flatMap((v) => (v === null ? [] : flat(v).map(num))).filter(Number.isFinite);
+
+// One colour scale for all of vs, white at 0 when they hold both signs.
+function signedScale(vs) {
+  const xs = finite(vs);
+  let [lo, hi] = [Math.min(...xs), Math.max(...xs)];
+  if (lo < 0 && hi > 0) [lo, hi] = [-Math.max(-lo, hi), Math.max(-lo, hi)];
+  return (x) => (hi > lo ? heatColor((x - lo) / (hi - lo)) : "#fff");
+}
+
+// A tensor as small coloured cells, each with its number on hover.
+function heatFigure(caption, v, colour) {
+  const matrix = Array.isArray(v[0]) ? v : [v];
+  const cols = matrix[0].length;
+  const grid = h("div", { class: "heat-grid", style: `grid-template-columns: repeat(${cols}, 1fr); width: min(100%, ${cols * 1.25}rem)` });
+  for (const row of matrix) {
+    for (const x of row) grid.append(h("span", { title: fmtNumber(x), style: `background: ${colour(num(x))}` }));
+  }
+  return h("figure", { class: "heat-figure" }, h("figcaption", {}, caption), grid);
+}
+
+// The element that moved most: its index, before → after.
+function largest(param, update) {
+  const shape = shapeOf(update);
+  const values = flat(update).map(num);
+  let best = 0;
+  values.forEach((x, i) => { if (Math.abs(x) > Math.abs(values[best])) best = i; });
+  const index = shape.length === 2 ? [Math.floor(best / shape[1]), best % shape[1]] : [best];
+  return { index, update: values[best], before: flat(param.before)[best], after: flat(param.after)[best] };
+}
+
+function heatRow(param, update, t) {
+  const values = signedScale([param.before, param.after]);  // before and after on one scale
+  const big = largest(param, update);
+  const at = `${param.name}[${big.index.join(", ")}]`;
+  return h("div", { class: "optim-heat-row" },
+    h("div", { class: "optim-heats" },
+      heatFigure(t("graph.optim.before"), param.before, values),
+      heatFigure(t("graph.optim.grad"), param.grad, signedScale([param.grad])),
+      heatFigure(t("graph.optim.update"), update, signedScale([update])),
+      heatFigure(t("graph.optim.after"), param.after, values)),
+    h("p", { class: "optim-largest" }, t("graph.optim.largest", {
+      at, update: fmtNumber(big.update), before: fmtNumber(big.before), after: fmtNumber(big.after) })),
+    h("details", { class: "optim-numbers" }, h("summary", {}, t("graph.optim.numbers")),
+      h("div", { class: "optim-scroll" }, [param.before, param.grad, update, param.after].map((v, i) =>
+        h("div", { class: "optim-number" }, h("p", { class: "muted small" },
+          t(["graph.optim.before", "graph.optim.grad", "graph.optim.update", "graph.optim.after"][i])), tensorTable(v))))));
 }

@@ -133,7 +133,8 @@ export function renderLeafGrads(el, sv, t) {
 }
 
 // The chain rule for the step just taken, or where the call starts.
-export function renderChain(el, g, sv, t, error = null) {
+// `within`: the module call box the step's node is drawn in (loss_fn #2), as the graph numbers it.
+export function renderChain(el, g, sv, t, error = null, within = null) {
   el.replaceChildren();
   if (!g) return;
   if (!sv) {
@@ -151,7 +152,8 @@ export function renderChain(el, g, sv, t, error = null) {
   }
   const node = g.nodes.find((n) => n.id === sv.active.node);
   const step = explainStep(g, sv.call, sv.call.steps, sv.pos - 1, t);
-  el.append(h("p", { class: "step-title" }, t("graph.chain.title", { pos: sv.pos, total: sv.total, op: sv.active.op, node: nodeName(node) })));
+  el.append(h("p", { class: "step-title" }, t("graph.chain.title", { pos: sv.pos, total: sv.total, op: sv.active.op, node: nodeName(node) }),
+    within ? h("span", { class: "muted within" }, ` · ${t("graph.chain.within", { call: within })}`) : null));
   if (step.forward) el.append(h("p", { class: "forward" }, t("graph.chain.forward", { expr: step.forward })));
   el.append(h("p", { class: "muted arrived" }, step.arrived));
   if (sv.active.op === "AccumulateGrad") {

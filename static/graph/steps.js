@@ -33,11 +33,63 @@ export function stepView(graph, callIndex, pos) {
     active: pos > 0 && pos <= steps.length ? steps[pos - 1] : null,
     next: pos < steps.length ? steps[pos] : null,
     event: done.at(-1) ?? null,
+    events: done,
     nodeGrads, flow,
     received: contributions(steps, back),  // what each node has been sent so far, path by path
     leaves: afterEvents(leafGrads(graph, call, back), done),
     done: pos === total,
   };
+}
+
+// A node's value at this position: a leaf as this call's forward used it, or as the last
+// step() done since left it; any other node as it was made (each iteration makes its own).
+export function valueAt(sv, node) {
+  if (!sv || node?.kind !== "leaf") return node?.value;
+  for (const event of [...sv.events].reverse()) {
+    const param = event.kind === "step" && event.params.find((p) => p.node === node.id);
+    if (param) return param.after;
+  }
+  const value = sv.call.leaf_values?.[node.id];
+  return value === undefined ? node.value : value;
+}
+
+// The graph as of this position: the same nodes, each leaf holding valueAt's value. The chain
+// rule, the inspector, the labels and the hover read it, so they agree with the stepper.
+export function graphAt(graph, sv) {
+  if (!graph || !sv) return graph;
+  let changed = false;
+  const nodes = graph.nodes.map((n) => {
+    const value = valueAt(sv, n);
+    if (value === n.value) return n;
+    changed = true;
+    return { ...n, value };
+  });
+  return changed ? { ...graph, nodes } : graph;
+}
+
+// Every value a leaf takes across the traced calls and steps (the layout sizes its box for all).
+export function valuesSeen(graph, node) {
+  if (node.kind !== "leaf") return [];
+  const values = (graph.backward ?? []).map((c) => c.leaf_values?.[node.id]);
+  for (const e of graph.optimizer_steps ?? []) values.push(e.params.find((p) => p.node === node.id)?.after);
+  return values.filter((v) => v !== undefined && v !== null);
+}
+
+// A loop: two or more backward calls whose steps run the same ops in the same order. The page
+// then draws one iteration (one call's own nodes) and a slider goes from one to the next.
+export function isLoop(graph) {
+  const calls = graph?.backward ?? [];
+  const shape = (c) => c.steps.map((s) => s.op).join();
+  return calls.length > 1 && calls.every((c) => c.kind === "backward" && c.steps.length && shape(c) === shape(calls[0]));
+}
+
+// The nodes of one iteration: what its backward call walked, and the constants feeding them.
+export function iterationNodes(graph, callIndex) {
+  const call = graph.backward[callIndex];
+  const ids = new Set([...call.roots, ...call.steps.map((s) => s.node)]);
+  const consts = new Set(graph.nodes.filter((n) => n.kind === "const").map((n) => n.id));
+  for (const e of graph.edges) if (ids.has(e.target) && consts.has(e.source)) ids.add(e.source);
+  return ids;
 }
 
 // zero_grad() clears each .grad it names (to None, or to zeros with set_to_none=False).

@@ -100,7 +100,7 @@ export function tensorTable(v, { heat = 6, rows = 8, cols = 8 } = {}) {
 }
 
 // Blue (low) through white to orange (high): readable with any colour vision, dark text on top.
-function heatColor(f) {
+export function heatColor(f) {
   const [a, b] = f < 0.5 ? [[86, 180, 233], [255, 255, 255]] : [[255, 255, 255], [230, 159, 0]];
   const u = f < 0.5 ? f * 2 : (f - 0.5) * 2;
   const c = a.map((x, i) => Math.round(x + (b[i] - x) * u));

@@ -4,9 +4,9 @@
 // hand it graphs; neither draws anything itself.
 
 import { t } from "../page.js";
-import { buildView, layoutView } from "./layout.js";
+import { buildView, labelLines, layoutView } from "./layout.js";
 import { centreOf, hoverTexts, initialRange, labelMode, rangeShowing, renderGraph, zoomRange } from "./draw.js";
-import { knownGrad, stepView } from "./steps.js";
+import { graphAt, isLoop, iterationNodes, knownGrad, stepView } from "./steps.js";
 import { renderOptimEvent } from "./optim.js";
 import { makeStepper, wireStepper } from "./stepper.js";
 import { h, renderAsk, renderChain, renderError, renderGradchecks, renderInspector, renderLeafGrads, renderNotes } from "./panels.js";
@@ -27,6 +27,7 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     state.selected = null;
     state.asking = null;
     state.verdict = null;
+    state.laidCall = null;  // a new graph is laid out afresh
     const calls = graph?.backward ?? [];
     state.call = Math.min(state.call, Math.max(0, calls.length - 1));
     state.step = calls.length ? Math.min(state.step, stepper.total()) : 0;  // a step() or zero_grad() counts
@@ -40,21 +41,29 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
 
   // --- The graph ---------------------------------------------------------------------------
 
+  // A loop draws one iteration, the call on screen; "show all iterations" draws every one.
+  const oneIteration = () => isLoop(state.graph) && !state.all;
+
   function layout({ fitAll = false, focus = null } = {}) {
     const el = $("graph");
     const nodes = state.graph?.nodes ?? [];
     $("graph-empty").hidden = nodes.length > 0;
     $("graph-empty").textContent = state.graph ? t("graph.empty") : "";
-    const view = buildView(state.graph ?? { nodes: [], edges: [] }, { simple: state.simple, expanded: state.expanded });
+    // The next iteration of a loop has the same shape: it keeps the view the learner had.
+    const sameShape = oneIteration() && state.laidCall !== null && state.laidCall !== undefined && state.laid;
+    state.laidCall = oneIteration() ? state.call : null;
+    const only = oneIteration() ? iterationNodes(state.graph, state.call) : null;
+    const view = buildView(state.graph ?? { nodes: [], edges: [] }, { simple: state.simple, expanded: state.expanded, only, rollUp: !state.all });
     state.laid = layoutView(view, el.clientWidth < 600 ? "TB" : "LR");
     state.view = view;
     const around = focus && centreOf(state.laid.nodes.filter(focus));
-    state.range = initialRange(state.laid, el.clientWidth || 600, el.clientHeight || 400, { fitAll, focus: around });
+    if (!sameShape || fitAll || focus) state.range = initialRange(state.laid, el.clientWidth || 600, el.clientHeight || 400, { fitAll, focus: around });
     state.hover = hoverTexts(state.laid, t);
     state.revision += 1;
     state.mode = labelMode((el.clientWidth || 600) / (state.range.x[1] - state.range.x[0]));
     state.followed = null;  // the first draw of a layout shows the range chosen here
     renderNotes($("notes"), state.graph, t);
+    if (isLoop(state.graph)) $("notes").append(h("p", { class: "note loop-note" }, t("graph.loop.note", { total: state.graph.backward.length })));
     renderSteps();
   }
 
@@ -75,8 +84,48 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     state.followed = key;
     renderGraph($("graph"), state.laid, {
       active, leafGrads, flow, nonfinite, selected: state.selected && box(state.selected),
-      mode: state.mode, range: state.range, revision: state.revision, hover: state.hover,
-    }).then(() => moved && follow(active));
+      mode: state.mode, range: state.range, revision: state.revision, hover: state.hover, now: boxesAt(sv),
+    }).then(() => moved && follow(active)).then(() => keepClear(active));
+  }
+
+  // The class's panel (room.js) floats over the page's right side: keep the node the step is
+  // on, the one a question asks about, out from under it.
+  function keepClear(ids) {
+    const panel = document.getElementById("room-panel");
+    const v = state.laid?.nodes.find((n) => ids.has(n.id));
+    const axes = $("graph").layout;  // the range on screen now, after any pan just made
+    if (!panel || panel.hidden || !v || !axes?.xaxis?.range) return;
+    const p = panel.getBoundingClientRect();
+    const g = $("graph").getBoundingClientRect();
+    const [x, y] = [axes.xaxis.range, axes.yaxis.range];
+    const perUnit = g.width / (x[1] - x[0]);
+    const px = g.left + (v.x - x[0]) * perUnit;
+    const py = g.top + ((v.y - y[1]) / (y[0] - y[1])) * g.height;
+    const [hw, hh] = [(v.w / 2) * perUnit, (v.h / 2) * perUnit];
+    if (px + hw < p.left || px - hw > p.right || py + hh < p.top || py - hh > p.bottom) return;
+    const free = Math.max(2 * hw, p.left - g.left);  // the graph's width left of the panel
+    const shift = (px - g.left - free / 2) / perUnit;
+    Plotly.relayout($("graph"), { "xaxis.range": [x[0] + shift, x[1] + shift] });
+  }
+
+  // The label of the module call box a node is drawn in (null: it has a box of its own).
+  function moduleBox(id) {
+    const box = state.view?.boxOf(id);
+    return box && box !== id ? state.view.nodes.find((v) => v.id === box)?.label ?? null : null;
+  }
+
+  // The laid-out boxes with each leaf's value as of this step; null when none differs.
+  function boxesAt(sv) {
+    const g = graphAt(state.graph, sv);
+    if (g === state.graph) return null;
+    const byId = new Map(g.nodes.map((n) => [n.id, n]));
+    const nodes = state.laid.nodes.map((v) => {
+      const node = v.node && byId.get(v.node.id);
+      if (!node || node === v.node) return v;
+      const moved = { ...v, node };
+      return { ...moved, lines: labelLines(moved) };
+    });
+    return { nodes, hover: hoverTexts({ nodes }, t) };
   }
 
   // Fit all, or zoom about the centre: a new range the next draw applies.
@@ -90,7 +139,7 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
   // Keep the active node in view: on a long graph the stepper walks off the screen.
   function follow(ids) {
     const range = rangeShowing(state.range, state.laid.nodes.find((n) => ids.has(n.id)));
-    if (range) Plotly.relayout($("graph"), { "xaxis.range": range.x, "yaxis.range": range.y });
+    return range && Plotly.relayout($("graph"), { "xaxis.range": range.x, "yaxis.range": range.y });
   }
 
   function onGraphClick(event) {
@@ -127,10 +176,17 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
       t(`graph.call.${c.kind}`, { n: i + 1, line: c.line }) + (c.error ? ` — ${t("graph.call.raised")}` : ""))));
     select.value = String(state.call);
     $("call-field").hidden = calls.length < 2;
+    $("iteration-field").hidden = !isLoop(state.graph);
+    $("iteration").max = String(Math.max(1, calls.length));
   }
 
   function renderSteps() {
+    if (oneIteration() && state.laidCall !== state.call) return layout();  // another iteration
+    document.body.classList.toggle("asking", Boolean(state.asking));  // app.css hides the answer
     const g = state.graph;
+    $("iteration").value = String(state.call + 1);
+    $("iteration-out").textContent = t("graph.loop.of", { n: state.call + 1, total: g?.backward?.length ?? 0 });
+    $("all-iterations").checked = Boolean(state.all);
     const call = g?.backward?.[state.call];
     const sv = call ? stepView(g, state.call, state.step) : null;
     for (const id of ["first", "back", "next", "last", "play"]) $(id).disabled = !sv;
@@ -139,11 +195,12 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
       $("next").disabled = $("last").disabled = $("play").disabled = sv.done;
     }
     $("position").textContent = sv ? t("graph.step.position", { pos: sv.pos, total: sv.total }) : "";
+    const now = graphAt(g, sv);  // each leaf as of this step
     if (sv?.event) renderOptimEvent($("chain"), sv.event, t);
-    else renderChain($("chain"), g, sv, t, state.error);
+    else renderChain($("chain"), now, sv, t, state.error, sv?.active && moduleBox(sv.active.node));
     renderLeafGrads($("leafgrads"), sv, t);
     renderAsk($("ask"), state, sv, t, { onCheck: stepper.check, onSkip: () => { state.asking = null; stepper.reveal(); } });
-    const node = g?.nodes.find((n) => n.id === state.selected) ?? null;
+    const node = now?.nodes.find((n) => n.id === state.selected) ?? null;
     renderInspector($("inspector"), node, node && knownGrad(node, sv), t, {
       onClose: () => { state.selected = null; renderSteps(); },
       onLine,
@@ -160,6 +217,26 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     $("simple").addEventListener("change", (e) => { state.simple = e.target.checked; layout(); save(); });
     $("predict").addEventListener("change", (e) => { state.predict = e.target.checked; state.asking = state.verdict = null; renderSteps(); save(); });
     wireStepper(stepper);
+    // The iteration slider keeps the step: the same moment of backward, another iteration.
+    const toIteration = (i) => {
+      const calls = state.graph?.backward ?? [];
+      state.call = Math.min(Math.max(0, i), calls.length - 1);
+      state.step = Math.min(state.step, stepper.total());
+      $("call").value = String(state.call);
+      renderSteps();
+      save();
+    };
+    $("iteration").addEventListener("input", (e) => { stopIterations(); toIteration(Number(e.target.value) - 1); });
+    $("all-iterations").addEventListener("change", (e) => { state.all = e.target.checked; layout(); save(); });
+    $("play-iterations").addEventListener("click", () => {
+      if (state.iterating) return stopIterations();
+      $("play-iterations").setAttribute("aria-pressed", "true");
+      if (state.call >= state.graph.backward.length - 1) toIteration(0);
+      state.iterating = setInterval(() => {
+        if (state.call >= state.graph.backward.length - 1) return stopIterations();
+        toIteration(state.call + 1);
+      }, 1200 / (state.speed || 1));
+    });
     const width = () => $("graph").clientWidth || 600;
     $("fit").addEventListener("click", () => state.laid && showRange(initialRange(state.laid, width(), $("graph").clientHeight || 400, { fitAll: true })));
     $("zoom-in").addEventListener("click", () => state.range && showRange(zoomRange(state.range, width(), 1.4)));
@@ -173,6 +250,9 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
         keys[e.key]();
       }
     });
+    // The class's panel opening or closing may cover the step's node, or free it.
+    const panel = document.getElementById("room-panel");
+    if (panel) new MutationObserver(() => renderSteps()).observe(panel, { attributeFilter: ["hidden"] });
     let resizeTimer = null;
     window.addEventListener("resize", () => {
       clearTimeout(resizeTimer);
@@ -181,6 +261,12 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
         if (state.laid && rankdir !== state.laid.rankdir) layout();
       }, 200);
     });
+  }
+
+  function stopIterations() {
+    clearInterval(state.iterating);
+    state.iterating = null;
+    $("play-iterations").setAttribute("aria-pressed", "false");
   }
 
   // Clicks and pans on the drawing: Plotly gives the element its .on() at the first draw.

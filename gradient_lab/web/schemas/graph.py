@@ -55,6 +55,9 @@ class NodeOut(BaseModel):
     origin: str = Field(description="'forward', or 'backward N' for nodes built by create_graph.")
     saved: list[SavedOut]
     nonfinite: bool
+    made: int | None = Field(
+        default=None, description="The order the program made this tensor in (0 first); "
+        "null for one it never held. Module calls are numbered by it.")
 
 
 class EdgeOut(BaseModel):
@@ -87,6 +90,9 @@ class BackwardOut(BaseModel):
     steps: list[StepOut]
     leaf_grads: dict[str, Any] = Field(description="Each leaf's .grad right after this call.")
     error: str | None = Field(description="Set when this call raised (backward twice, ...).")
+    leaf_values: dict[str, Any] = Field(
+        default_factory=dict, description="Each leaf's value as this call's forward used it "
+        "(a training loop's step() moves it afterwards; the node's value is the last).")
 
 
 class GradcheckOut(BaseModel):
