@@ -13,6 +13,9 @@ os.environ.setdefault("APP_COMPUTE_AHEAD", "false")
 # TestClient's requests name the server "testserver": one of its names, as an operator would
 # list a proxy's public name (gradient_lab/web/edge.py).
 os.environ.setdefault("APP_ALLOWED_HOSTS", "testserver")
+# The tests are one client running many programs at once (tests/web/test_client_cap.py holds
+# the cap to its promise).
+os.environ.setdefault("APP_CLIENT_PROGRAMS", "1000")
 # Set before gradient_lab.main is imported: it builds an app, which reads the settings once.
 
 import pytest  # noqa: E402

@@ -19,11 +19,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import json
+import logging
 import multiprocessing
 import os
 import re
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 
 import orjson
@@ -31,10 +33,12 @@ import orjson
 from gradient_lab.errors import ERRORS, AppError, RunnerFailed, TooLarge
 from gradient_lab.runner import jsoncheck
 
+_log = logging.getLogger(__name__)
 _HEADER_BYTES = 16 << 10
 _VALUES_ON_THE_LOOP = 50_000  # orjson parses this many in ~30 ms at worst (2 cores here)
-# The lab's replies summarize tensors: the largest built-in one holds under 7,000 values.
-_VALUES_MAX = 200_000
+# Four times the largest corpus program's reply (makemore part 3: 520,000, 9 MB); the
+# built-in lessons' hold under 7,000.
+_VALUES_MAX = 2_000_000
 _MESSAGE_CHARS = 4_000
 _HINT_KEY = re.compile(r"hint\.[a-z0-9_]{1,60}")
 
@@ -125,7 +129,13 @@ async def checked(header: dict[str, object], body: bytes) -> Frame:
     if values <= _VALUES_ON_THE_LOOP:
         return _frame(header, body, jsoncheck.shape(body) if body else None)
     loop = asyncio.get_running_loop()
-    return _frame(header, body, await loop.run_in_executor(_checker(), jsoncheck.shape, body))
+    try:
+        shape = await loop.run_in_executor(_checker(), jsoncheck.shape, body)
+    except BrokenProcessPool:  # the checker died (killed, out of memory): a new one next time
+        _log.warning("the reply checker's process ended; checking this reply on a thread")
+        _checker.cache_clear()
+        shape = await asyncio.to_thread(jsoncheck.shape, body)
+    return _frame(header, body, shape)
 
 
 def _values(body: bytes) -> int:

@@ -70,7 +70,7 @@ def test_a_reply_of_many_tiny_values_is_checked_in_another_process(
 def test_a_reply_of_more_values_than_any_lesson_holds_is_refused_uncounted_by_a_parser(
         ) -> None:
     reader = frames.FrameReader(32 << 20, RunnerFailed("too large"))
-    body = b"[" + b"[]," * 2_000_000 + b"[]]"  # 6 MB, two seconds and a gigabyte to parse
+    body = b"[" + b"[]," * 2_000_000 + b"[]]"  # 6 MB, seconds and a gigabyte to parse
     ((header, checked),) = reader.feed(b'{"kind": "data", "bytes": %d}\n%s' % (len(body), body))
-    with pytest.raises(TooLarge, match="more than 200,000 values"):
+    with pytest.raises(TooLarge, match="more than 2,000,000 values"):
         asyncio.run(frames.checked(header, checked))
