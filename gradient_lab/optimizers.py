@@ -13,6 +13,7 @@ stepping, is a RequestInvalid that names them (`refused`). The descent lab races
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -163,6 +164,14 @@ class OptimizerKind:
     rules: tuple[Rule, ...] = ()
     lr_like: str | None = None
     lr_scale: float = 1.0
+
+    def defaults(self) -> dict[str, object]:
+        """What a run takes when it gives nothing: torch's defaults for its options, the preset."""
+        taken = inspect.signature(self.cls).parameters
+        plain = {name: list(p.default) if isinstance(p.default, tuple) else p.default
+                 for name, p in taken.items() if name in self.options or name == "lr"}
+        return {**{k: v for k, v in plain.items() if isinstance(v, (bool, int, float, list))},
+                **self.preset}
 
 
 def _says(template: str) -> Callable[[Mapping[str, Any]], str]:

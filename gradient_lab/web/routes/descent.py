@@ -32,6 +32,7 @@ async def descent_page(request: Request) -> HTMLResponse:
 def _optimizers() -> dict[str, object]:
     """Each optimizer's labels, colour, marker and dash, from its one entry in OPTIMIZERS."""
     return {name: schemas.OptimizerOut(name=name, options=list(kind.options), labels=kind.labels,
+                                       defaults=kind.defaults(),
                                        color=kind.color, symbol=kind.symbol,
                                        dash=kind.dash).model_dump()
             for name, kind in OPTIMIZERS.items()}

@@ -57,6 +57,7 @@ class OptimizerOut(BaseModel):
     symbol: str = Field(description="A Plotly marker symbol.")
     dash: str = Field(description="A Plotly line dash: its runs' first line style.")
     options: list[str] = Field(description="The torch keyword arguments a learner may give it.")
+    defaults: dict[str, Any] = Field(description="What torch takes for them when none is given.")
 
 
 class SurfaceExpr(BaseModel):
