@@ -341,6 +341,7 @@ for (const id of ["param", "start-x", "start-y", "steps", "noise", "sweep"]) $(i
 wireRunEditor($("runs"), $("add-run"), {
   onEdit: edited,
   onSlide: () => edited({ compare: true }),
+  onSliding: stopClock,
   sweep: () => state.sweep,
   lrFor: (name) => SURFACES[state.surface]?.lr[name],
 });

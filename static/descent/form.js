@@ -208,13 +208,14 @@ export function nextOptimizer(runs) {
 
 // The editor's own controls: a changed row (a new optimizer takes an lr that suits it), Add a
 // run, Remove one. `onEdit` races the setup the rows now describe.
-export function wireRunEditor(box, add, { onEdit, onSlide, sweep, lrFor }) {
+export function wireRunEditor(box, add, { onEdit, onSlide, onSliding, sweep, lrFor }) {
   // A slider races again while it moves, a few times a second at most: each race takes a
   // fraction of a second, and the last position is the one that counts.
   let pending = null;
   box.addEventListener("input", (event) => {
     if (!event.target.classList.contains("slide")) return;
     slid(event.target.closest(".run-row"), event.target);
+    onSliding();  // the race on show stops: the one the slider asks for plays when it arrives
     clearTimeout(pending);
     pending = setTimeout(onSlide, SLIDE_MS);
   });

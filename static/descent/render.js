@@ -39,7 +39,7 @@ const ysOf = (run) => run.points.map((p) => num(p[1]));
 
 // The surface with every run's path, the minima, and each run at step `frame`.
 export function renderSurface(el, grid, runs, { view, frame, basins = null, minima = [], strings = {}, previous = [] }) {
-  const z = grid.z.map((row) => row.map(num));
+  const { z, shaded } = surfaceValues(grid);
   const traces = [];
   const style = styles(runs);
   if (view === "3d") {
@@ -51,7 +51,7 @@ export function renderSurface(el, grid, runs, { view, frame, basins = null, mini
         marker: { symbol: "x", size: 6, color: "#1f2328" } });
     }
   } else {
-    traces.push({ type: "contour", x: grid.x, y: grid.y, z: logish(z), colorscale: SURFACE_SCALE,
+    traces.push({ type: "contour", x: grid.x, y: grid.y, z: shaded, colorscale: SURFACE_SCALE,
       showscale: false, contours: { coloring: "heatmap" }, ncontours: 30, hoverinfo: "x+y",
       line: { width: 0.6, color: "rgba(73,80,87,0.35)" } });
     if (basins) traces.push(basinTrace(el, basins));
@@ -61,7 +61,7 @@ export function renderSurface(el, grid, runs, { view, frame, basins = null, mini
         marker: { symbol: "x", size: 15 * SCALE, color: "#1f2328", line: { color: "#ffffff", width: 1.5 } } });
     }
   }
-  if (view !== "3d") traces.push(...previousTraces(previous, strings.before));
+  if (view !== "3d") traces.push(...previousTraces(previous, runs.length, strings.before));
   layouts.set(el, { first: traces.length, view, strings });
   runs.forEach((run, r) => {
     const { color, symbol, dash } = style[r];
@@ -200,11 +200,17 @@ function label3d(head, style) {
     bgcolor: "rgba(255,255,255,0.88)", bordercolor: style.color, borderwidth: 2, borderpad: 2 };
 }
 
-// The previous race's paths, faded, for comparison with the one that replaced it.
-function previousTraces(previous, before) {
+// The previous race's paths, faded, for comparison with the one that replaced it: one slot per
+// run, empty when there is none, so that a redraw keeps its traces where they were (Plotly then
+// redraws only what changed, not the contour under them).
+function previousTraces(previous, slots, before) {
   const style = styles(previous);
-  return previous.map((run, r) => ({ type: "scatter", mode: "lines", x: xsOf(run), y: ysOf(run), hoverinfo: "skip",
-    name: `${run.label} (${before})`, line: { color: style[r].color, width: LINE * 0.8, dash: style[r].dash }, opacity: 0.3 }));
+  return Array.from({ length: Math.max(slots, previous.length) }, (_, r) => {
+    const run = previous[r];
+    return { type: "scatter", mode: "lines", x: run ? xsOf(run) : [], y: run ? ysOf(run) : [], hoverinfo: "skip",
+      name: run ? `${run.label} (${before})` : "", opacity: 0.3,
+      line: { color: run ? style[r].color : "#000000", width: LINE * 0.8, dash: run ? style[r].dash : "solid" } };
+  });
 }
 
 const escapeHtml = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
@@ -225,6 +231,17 @@ function basinTrace(el, basins) {
 function nearest(grid, z, [x, y]) {
   const index = (axis, v) => axis.reduce((best, a, i) => (Math.abs(num(a) - v) < Math.abs(num(axis[best]) - v) ? i : best), 0);
   return z[index(grid.y, y)][index(grid.x, x)];
+}
+
+// The grid's values and their shading, made once per grid: a race again on the same surface hands
+// Plotly.react the same arrays, so it keeps the contour it drew instead of tracing it again.
+const surfaceCache = new WeakMap();
+function surfaceValues(grid) {
+  if (!surfaceCache.has(grid)) {
+    const z = grid.z.map((row) => row.map(num));
+    surfaceCache.set(grid, { z, shaded: logish(z) });
+  }
+  return surfaceCache.get(grid);
 }
 
 // A contour of log(1 + f - min) shows the valley floor of Rosenbrock and the like.
