@@ -208,7 +208,8 @@ async function render() {
 function showError(err, retry) {
   renderError([$("error"), $("plot-error")], err, { retry, kept: Boolean(state.race) });
   // Where neither copy is on screen (a phone, scrolled to the plot), bring the form's to it.
-  const seen = (el) => { const r = el.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; };
+  // Seen: its first lines are on screen, not a sliver of it at the bottom edge.
+  const seen = (el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.top + Math.min(r.height, 80) <= innerHeight; };
   if (err && !seen($("error")) && !seen($("plot-error"))) $("error").scrollIntoView({ block: "center" });
 }
 

@@ -221,7 +221,7 @@ def test_the_lab_at_projector_laptop_and_phone_sizes(
         assert share >= 0.6, f"the plot is {share:.0%} of the screen"
         assert plot["y"] + plot["height"] <= height  # all of it on the screen as it opens
         widths = page.evaluate("document.getElementById('plot').data.filter(t => t.mode === "
-                               "'lines' && t.opacity !== 0.55 && t.line.color !== '#ffffff')"
+                               "'lines' && t.opacity === undefined)"
                                ".map(t => t.line.width)")
         assert min(widths) >= 4.5  # paths for the back row
     name = f"descent-{width}x{height}{'-present' if present else ''}-{lang}.png"
