@@ -63,10 +63,10 @@ export function renderSurface(el, grid, runs, { view, frame, basins = null, mini
   }
   if (view !== "3d") traces.push(...previousTraces(previous, runs.length, strings.before));
   layouts.set(el, { first: traces.length, view, strings });
+  const box = { x: [grid.x[0], grid.x[grid.x.length - 1]], y: [grid.y[0], grid.y[grid.y.length - 1]] };
   runs.forEach((run, r) => {
     const { color, symbol, dash } = style[r];
-    const xs = xsOf(run);
-    const ys = ysOf(run);
+    const [xs, ys] = onPlot(run, exitPoint(run, box), run.points.length);
     if (view === "3d") {
       traces.push({ type: "scatter3d", mode: "lines", x: [], y: [], z: [], line: { color, width: 6, dash }, name: run.label });
       traces.push({ type: "scatter3d", mode: "markers", x: [], y: [], z: [], name: run.label,
@@ -81,7 +81,7 @@ export function renderSurface(el, grid, runs, { view, frame, basins = null, mini
         hovertemplate: `${escapeHtml(run.label)} (%{x:.4g}, %{y:.4g})<extra></extra>`,
         marker: { color, size: 15 * SCALE, symbol, line: { color: "#ffffff", width: 2 } } });
       traces.push({ type: "scatter", mode: "markers", x: [], y: [], name: run.label, hoverinfo: "skip",
-        marker: { color, size: 22 * SCALE, symbol: "x-thin", line: { color, width: 4 * SCALE } } });
+        marker: { color, size: 22 * SCALE, symbol: "x-thin", line: { color, width: 4 * SCALE } }, cliponaxis: false });
     }
   });
   const layout = { ...base(""), margin: { l: 40, r: 8, t: 8, b: 32 } };
@@ -108,12 +108,11 @@ export function showFrameOnSurface(el, runs, frame) {
   const box = three ? null : { x: el.layout.xaxis.range, y: el.layout.yaxis.range };
   runs.forEach((run, r) => {
     const k = Math.min(frame, run.points.length - 1);
-    const xs = xsOf(run).slice(0, k + 1);
-    const ys = ysOf(run).slice(0, k + 1);
-    const zs = run.loss.slice(0, k + 1).map(num);
-    const i = at.first + r * PER_RUN[at.view];
     const exit = three ? null : exitPoint(run, box);
     const gone = exit && k >= exit.k;
+    const [xs, ys] = three ? [xsOf(run).slice(0, k + 1), ysOf(run).slice(0, k + 1)] : onPlot(run, exit, k + 1);
+    const zs = run.loss.slice(0, k + 1).map(num);
+    const i = at.first + r * PER_RUN[at.view];
     const parts = three ? [[i, xs, ys, zs], [i + 1, [xs[k]], [ys[k]], [zs[k]]]]
       : [[i + 1, xs, ys], [i + 2, xs, ys], [i + 3, [xs[k]], [ys[k]]], [i + 4, gone ? [exit.x] : [], gone ? [exit.y] : []]];
     for (const [index, x, y, z] of parts) {
@@ -131,6 +130,15 @@ export function showFrameOnSurface(el, runs, frame) {
     : placeLabels(el, heads).map((head) => label(head, style[head.r]));
   const layout = three ? { "scene.annotations": labels } : { annotations: labels };
   return Plotly.update(el, update, layout, indices);
+}
+
+// The first n points of a run's path, cut where it left the plot (its exit, when it has one): past
+// it the path would cross the plot again as long lines between points far outside.
+function onPlot(run, exit, n) {
+  const xs = xsOf(run).slice(0, n);
+  const ys = ysOf(run).slice(0, n);
+  if (!exit || n <= exit.k) return [xs, ys];
+  return [[...xs.slice(0, exit.k), exit.x], [...ys.slice(0, exit.k), exit.y]];
 }
 
 // Where a diverged run left the plot: the edge its path crossed, and the step it crossed at
