@@ -127,18 +127,21 @@ async function race({ keepFrame = false, compare = false } = {}) {
     const surface = surfaceBody(state);
     const key = JSON.stringify(surface);
     const fresh = key !== state.gridKey;
+    performance.mark("descent:asked");  // the marks time a race's parts (the browser tests read them)
     const grid = fresh ? await postJSON("/api/surface", { ...surface, ...ranges(state), resolution: 100 }) : state.grid;
     const result = await postJSON("/api/descent", { ...surface, start: startPoint(state), steps: state.steps,
       runs: runsList(state), noise: state.noise, sweep: state.sweep });
     let basinsMap = fresh ? null : state.basinsMap;
     if (state.basins && !basinsMap) basinsMap = await fetchBasins();
     if (ticket !== state.ticket) return;
+    performance.mark("descent:replied");
     Object.assign(state, { grid, gridKey: key, race: result, basinsMap, previous: before });
     if (!keepFrame) state.k = 0;
     state.k = Math.min(state.k, lastFrame());
     showError(null);
     if (state.sweep) showSwept(result.runs);
     await render();
+    performance.mark("descent:drawn");
     if (!keepFrame) play();
     else if (state.play) run();
     markStale($("result"), null);
