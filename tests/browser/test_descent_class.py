@@ -155,9 +155,10 @@ def test_a_slider_races_again_within_a_second_beside_the_path_before(
                        ".map(m => [m.name, m.startTime]))")
     asked, drawn = at["descent:asked"] - at["slid"], at["descent:drawn"] - at["slid"]
     # No button: the slider's own race, asked for as soon as the slider settles. Issue 30 asks
-    # for the new path within a second; on this 2-core machine shared by five it measured
-    # 1.4 s (server 0.25 s, Plotly's redraw 1.0 s against 0.4 s after a Race click: the faded
-    # paths' redraw is the lead), so the bound here is what keeps it from getting worse.
+    # for the new path within a second: measured here 0.5-0.8 s from the slider to the drawn
+    # path (settle 0.15 s, server 0.02-0.2 s, Plotly 0.35-0.5 s; the faded paths cost nothing
+    # measurable), and up to 1.4 s while four other agents' suites share the two cores, so
+    # the bound leaves room for a loaded machine.
     assert asked < 300, f"the slider settled after {asked:.0f} ms"
     assert drawn < 2500, f"the slider's race was drawn after {drawn:.0f} ms"
     assert "momentum=0.8" in page.locator('#legend tr[data-run="1"] .settings').inner_text()
