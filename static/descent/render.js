@@ -9,7 +9,7 @@
 // lies faded under this one.
 
 import { fmtNumber, num } from "../page.js";
-import { styles } from "./style.js";
+import { labelOf, styles } from "./style.js";
 
 export const fmt = (v) => fmtNumber(v, 4);
 
@@ -121,7 +121,9 @@ export function showFrameOnSurface(el, runs, frame) {
       update.y.push(y);
       update.z.push(z ?? null);
     }
-    const text = gone ? `${run.label}: ${at.strings.diverged(run.diverged_at)}` : run.label;
+    // A run the learner did not name is named by its optimizer, as the menu names it.
+    const name = run.label === run.optimizer ? labelOf(run.optimizer) : run.label;
+    const text = gone ? `${name}: ${at.strings.diverged(run.diverged_at)}` : name;
     const [hx, hy] = gone ? [exit.x, exit.y] : [xs[k], ys[k]];
     if (Number.isFinite(hx) && Number.isFinite(hy)) heads.push({ r, x: hx, y: hy, z: three ? zs[k] : null, text, gone });
   });
