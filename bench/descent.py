@@ -62,7 +62,8 @@ def naive_race() -> list[list[list[float]]]:
     """What a learner writes: each optimizer in turn, its own forward and backward per step."""
     paths = []
     for run in RUNS:
-        cls, preset = OPTIMIZERS[str(run["optimizer"])]
+        kind = OPTIMIZERS[str(run["optimizer"])]
+        cls, preset = kind.cls, kind.preset
         p = torch.tensor(list(START), requires_grad=True)
         optimizer = cls([p], lr=run["lr"], **preset)
         points = [p.detach().clone()]

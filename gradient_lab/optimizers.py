@@ -1,8 +1,10 @@
 """The optimizers, schedulers and clips by name: torch.optim itself, as both labs use it.
 
-OPTIMIZERS, SCHEDULERS and CLIPS are the registries the schemas take their names from. Beside
-them, keyed by the same names: the options a learner may give each (what torch takes for
-them) and the rules across options, which the schemas check at the door. A `Run` names one
+OPTIMIZERS, SCHEDULERS and CLIPS are the registries the schemas take their names from. An
+optimizer is one OptimizerKind: torch's class and preset, the options a learner may give it
+and the rules across them (which the schemas check at the door), its labels, how its runs look
+and its update rule. Beside the schedulers and clips, keyed by the same names: their options
+and rules. A `Run` names one
 optimizer with its settings; make_optimizer and make_scheduler build torch's own objects for
 it. torch stays the last judge: whatever it raises over a learner's options, building or
 stepping, is a RequestInvalid that names them (`refused`). The descent lab races runs
@@ -11,24 +13,15 @@ stepping, is a RequestInvalid that names them (`refused`). The descent lab races
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 import torch
-from torch.optim import SGD, Adagrad, Adam, AdamW, Optimizer, RMSprop, lr_scheduler
+from torch.optim import SGD, Adagrad, Adam, AdamW, NAdam, Optimizer, RMSprop, lr_scheduler
 
 from gradient_lab.errors import AppError, RequestInvalid
-
-OPTIMIZERS: dict[str, tuple[type[Optimizer], dict[str, object]]] = {
-    "sgd": (SGD, {}),
-    "momentum": (SGD, {"momentum": 0.9}),
-    "nesterov": (SGD, {"momentum": 0.9, "nesterov": True}),
-    "adam": (Adam, {}),
-    "adamw": (AdamW, {}),
-    "rmsprop": (RMSprop, {}),
-    "adagrad": (Adagrad, {}),
-}
 
 # Each scheduler with the defaults a race of `steps` steps from `lr` needs where torch has none.
 _Defaults = Callable[[int, float], dict[str, object]]
@@ -89,15 +82,6 @@ _SGD = {"momentum": _SCALE, "dampening": Option(float, ge=-FLOAT32_MAX, le=FLOAT
         "weight_decay": _SCALE, "nesterov": _FLAG, "maximize": _FLAG}
 _ADAM = {"betas": Option(float, ge=0, lt=1, items=2), "eps": _SCALE, "weight_decay": _SCALE,
          "amsgrad": _FLAG, "maximize": _FLAG}
-OPTIMIZER_OPTIONS: dict[str, dict[str, Option]] = {
-    "sgd": _SGD, "momentum": _SGD, "nesterov": _SGD,
-    "adam": {**_ADAM, "decoupled_weight_decay": _FLAG},
-    "adamw": _ADAM,
-    "rmsprop": {"alpha": _SCALE, "eps": _SCALE, "weight_decay": _SCALE, "momentum": _SCALE,
-                "centered": _FLAG, "maximize": _FLAG},
-    "adagrad": {"lr_decay": _SCALE, "weight_decay": _SCALE,
-                "initial_accumulator_value": _SCALE, "eps": _SCALE, "maximize": _FLAG},
-}
 # How torch runs an update, not what it computes: capturable and fused fail on some devices,
 # differentiable and foreach change nothing a learner sees. The lab decides them.
 IMPLEMENTATION_FLAGS = ("foreach", "fused", "capturable", "differentiable")
@@ -150,18 +134,125 @@ class Rule:
     says: str
 
 
+_NESTEROV = Rule(("nesterov", "momentum", "dampening"),
+                 lambda o, s: not o.get("nesterov")
+                 or (o.get("momentum", 0) > 0 and o.get("dampening", 0) == 0),
+                 "nesterov needs momentum above 0 and dampening 0")
+
+
+@dataclass(frozen=True, slots=True)
+class OptimizerKind:
+    """One optimizer the labs offer, declared once: everything else reads this entry.
+
+    `cls(params, lr=..., **preset)` is torch's own optimizer. `options` are the keyword
+    arguments a learner may give it and `rules` what torch refuses across them. `labels` name
+    it in each page language; `color`, `symbol` (a Plotly marker) and `dash` are how its runs
+    look on every plot (three cues, so that shape and dash tell runs apart where colour cannot).
+    `rule` writes its update from a run's real settings (torch's `optimizer.defaults`).
+    `lr_like` says which optimizer's lr on a surface suits it, times `lr_scale`, where the
+    surface names no lr of its own for it.
+    """
+
+    cls: type[Optimizer]
+    preset: dict[str, object]
+    options: dict[str, Option]
+    labels: dict[str, str]
+    color: str
+    symbol: str
+    dash: str
+    rule: Callable[[Mapping[str, Any]], str]
+    rules: tuple[Rule, ...] = ()
+    lr_like: str | None = None
+    lr_scale: float = 1.0
+
+    def defaults(self) -> dict[str, object]:
+        """What a run takes when it gives nothing: torch's defaults for its options, the preset."""
+        taken = inspect.signature(self.cls).parameters
+        plain = {name: list(p.default) if isinstance(p.default, tuple) else p.default
+                 for name, p in taken.items() if name in self.options or name == "lr"}
+        return {**{k: v for k, v in plain.items() if isinstance(v, (bool, int, float, list))},
+                **self.preset}
+
+
+def _says(template: str) -> Callable[[Mapping[str, Any]], str]:
+    """An update rule from a template over torch's settings: "{momentum}", "{betas[0]}"."""
+    def rule(settings: Mapping[str, Any]) -> str:
+        text = template.format(**settings)
+        decay = settings.get("weight_decay", 0)
+        return f"{text};  + λθ in g (λ = {decay})" if decay and "λ" not in template else text
+    return rule
+
+
+def _sgd_rule(settings: Mapping[str, Any]) -> str:
+    # One class, three rules: what torch.optim.SGD does depends on momentum and nesterov.
+    if not settings.get("momentum"):
+        return _says("θ ← θ − lr·g")(settings)
+    if settings.get("nesterov"):
+        return _says("b ← μ·b + g;  θ ← θ − lr·(g + μ·b)   (μ = {momentum})")(settings)
+    return _says("b ← μ·b + g;  θ ← θ − lr·b   (μ = {momentum})")(settings)
+
+
+_ADAM_RULE = ("m ← β₁m + (1−β₁)g;  v ← β₂v + (1−β₂)g²;  θ ← θ − lr·m̂ / (√v̂ + ε)   "
+              "(β₁ = {betas[0]}, β₂ = {betas[1]})")
+
+# The palette is Okabe and Ito's (jfly.iam.u-tokyo.ac.jp/color, safe for every colour vision)
+# without its yellow, which vanishes on a light surface, plus Paul Tol's wine (personal.sron.nl/
+# ~pault, "muted"): eight colours, each with its own marker and dash, so that even two runs
+# whose colours a reader cannot tell apart differ in shape and line.
+OPTIMIZERS: dict[str, OptimizerKind] = {
+    "sgd": OptimizerKind(SGD, {}, _SGD, {"en": "SGD", "zh-CN": "SGD"},
+                         "#D55E00", "circle", "solid", _sgd_rule, (_NESTEROV,)),  # vermillion
+    "momentum": OptimizerKind(SGD, {"momentum": 0.9}, _SGD,
+                              {"en": "SGD + momentum", "zh-CN": "SGD + 动量"},
+                              "#0072B2", "square", "solid", _sgd_rule, (_NESTEROV,)),  # blue
+    "nesterov": OptimizerKind(SGD, {"momentum": 0.9, "nesterov": True}, _SGD,
+                              {"en": "SGD + Nesterov", "zh-CN": "SGD + Nesterov"},
+                              "#56B4E9", "diamond", "dash", _sgd_rule, (_NESTEROV,),
+                              lr_like="momentum"),  # sky blue
+    "adam": OptimizerKind(Adam, {}, {**_ADAM, "decoupled_weight_decay": _FLAG},
+                          {"en": "Adam", "zh-CN": "Adam"},
+                          "#009E73", "triangle-up", "solid", _says(_ADAM_RULE)),  # bluish green
+    "adamw": OptimizerKind(AdamW, {}, _ADAM, {"en": "AdamW", "zh-CN": "AdamW"},
+                           "#CC79A7", "triangle-down", "dash",  # reddish purple
+                           _says("θ ← θ − lr·λ·θ (λ = {weight_decay}), then Adam's step: "
+                                 + _ADAM_RULE), lr_like="adam"),
+    "rmsprop": OptimizerKind(RMSprop, {}, {"alpha": _SCALE, "eps": _SCALE,
+                                           "weight_decay": _SCALE, "momentum": _SCALE,
+                                           "centered": _FLAG, "maximize": _FLAG},
+                             {"en": "RMSprop", "zh-CN": "RMSprop"},
+                             "#000000", "pentagon", "dashdot",  # black
+                             _says("v ← αv + (1−α)g²;  θ ← θ − lr·g / (√v + ε)   (α = {alpha})"),
+                             lr_like="adam"),
+    "adagrad": OptimizerKind(Adagrad, {}, {"lr_decay": _SCALE, "weight_decay": _SCALE,
+                                           "initial_accumulator_value": _SCALE, "eps": _SCALE,
+                                           "maximize": _FLAG},
+                             {"en": "Adagrad", "zh-CN": "Adagrad"},
+                             "#E69F00", "star", "longdash",  # orange
+                             _says("s ← s + g²;  θ ← θ − lr·g / (√s + ε)"),
+                             lr_like="adam", lr_scale=10.0),
+    "nadam": OptimizerKind(NAdam, {}, {**{k: v for k, v in _ADAM.items() if k != "amsgrad"},
+                                       "momentum_decay": _SCALE, "decoupled_weight_decay": _FLAG},
+                           {"en": "NAdam", "zh-CN": "NAdam"},
+                           "#882255", "hexagon", "longdashdot",  # Tol's wine
+                           _says("Adam with Nesterov's look-ahead on m:  θ ← θ − lr·(μₜ₊₁·m̂ + "
+                                 "(1−μₜ)·ĝ) / (√v̂ + ε)   (β₁ = {betas[0]}, β₂ = {betas[1]})"),
+                           lr_like="adam"),
+}
+# Views of the registry by name, for the schemas and the checks at the door.
+OPTIMIZER_OPTIONS: dict[str, dict[str, Option]] = {n: k.options for n, k in OPTIMIZERS.items()}
+OPTIMIZER_RULES: dict[str, tuple[Rule, ...]] = {n: k.rules for n, k in OPTIMIZERS.items()}
+
+
+def update_rule(name: str, settings: Mapping[str, Any]) -> str:
+    """Optimizer `name`'s update as the page writes it, with a run's real `settings`."""
+    return OPTIMIZERS[name].rule(settings)
+
+
 def _cycles_momentum(optimizer: str) -> bool:
     # OneCycleLR's own test: the optimizer's defaults hold momentum or betas.
     return bool({"momentum", "betas"} & set(OPTIMIZER_OPTIONS[optimizer]))
 
 
-_NESTEROV = Rule(("nesterov", "momentum", "dampening"),
-                 lambda o, s: not o.get("nesterov")
-                 or (o.get("momentum", 0) > 0 and o.get("dampening", 0) == 0),
-                 "nesterov needs momentum above 0 and dampening 0")
-OPTIMIZER_RULES: dict[str, tuple[Rule, ...]] = {
-    "sgd": (_NESTEROV,), "momentum": (_NESTEROV,), "nesterov": (_NESTEROV,),
-}
 SCHEDULER_RULES: dict[str, tuple[Rule, ...]] = {
     "onecycle": (
         Rule(("cycle_momentum",),
@@ -178,7 +269,7 @@ SCHEDULER_RULES: dict[str, tuple[Rule, ...]] = {
 
 def optimizer_conflicts(name: str, given: Mapping[str, object]) -> list[str]:
     """What torch would refuse across `given` options of optimizer `name`; one line each."""
-    options = {**OPTIMIZERS[name][1], **given}
+    options = {**OPTIMIZERS[name].preset, **given}
     return _conflicts(OPTIMIZER_OPTIONS[name], OPTIMIZER_RULES.get(name, ()), options,
                       Context(name))
 
@@ -243,8 +334,7 @@ def _torch_call(what: str, fn: Callable[..., Any], first: object,
 
 def optimizer_options(run: Run) -> dict[str, object]:
     """torch.optim's keyword arguments for `run`: the preset, the learner's options, lr."""
-    _, preset = OPTIMIZERS[run.optimizer]
-    kwargs = {**preset, **{k: tuple(v) if isinstance(v, list) else v
+    kwargs = {**OPTIMIZERS[run.optimizer].preset, **{k: tuple(v) if isinstance(v, list) else v
                            for k, v in run.options.items()}}
     if run.lr is not None:
         kwargs["lr"] = run.lr
@@ -261,7 +351,7 @@ def make_optimizer(run: Run, params: list[torch.Tensor]) -> Optimizer:
     if run.optimizer not in OPTIMIZERS:
         raise RequestInvalid(f"unknown optimizer {run.optimizer!r}; the optimizers are "
                              f"{', '.join(OPTIMIZERS)}")
-    cls, _ = OPTIMIZERS[run.optimizer]
+    cls = OPTIMIZERS[run.optimizer].cls
     groups: list[dict[str, Any]] = [{"params": params}]
     if run.lr_y is not None:
         groups = [{"params": [params[0]]}, {"params": [params[1]], "lr": run.lr_y}]

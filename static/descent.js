@@ -39,6 +39,7 @@ const state = {
   preset: "", surface: "rosenbrock", param: "", expr: "", start: "", steps: 200, noise: 0,
   sweep: false, runs: "", view: "2d", basins: false, speed: 1, k: 0, play: 0,
   grid: null, gridKey: "", race: null, basinsMap: null, timer: null, busy: false, clicks: false,
+  previous: [], ticket: 0,
 };
 
 // --- The form ---------------------------------------------------------------------------------
@@ -90,11 +91,12 @@ function readForm() {
 }
 
 // The setup was edited, or Race pressed: it races again, and stays a story only while it is one.
-function edited() {
+// A slider's change (`compare`) keeps the race before it, faded, beside the new one.
+function edited({ compare = false } = {}) {
   readForm();
   if (!isStory(state.preset)) state.preset = "";
   showStory();
-  race();
+  race({ compare });
 }
 
 // Whether the form still holds the story's setup (its labels aside).
@@ -107,9 +109,13 @@ function isStory(id) {
 
 // --- Fetch and render -------------------------------------------------------------------------
 
-async function race({ keepFrame = false } = {}) {
+// A race the learner started plays as soon as it arrives; one opened by its address (a link, the
+// class following its teacher) plays only where the address says so, from the moment it names.
+async function race({ keepFrame = false, compare = false } = {}) {
   stopClock();
-  if (!keepFrame) state.play = 0;  // a new race starts still; one opened by its address plays on
+  if (!keepFrame) state.play = 0;
+  const ticket = ++state.ticket;  // a slider moves on while a race is out: only the last one counts
+  const before = compare && state.race ? state.race.runs : [];
   state.busy = true;
   // Disabling the focused button drops focus to <body>: give it back when the race is done, so a
   // keyboard user keeps their place (and their focus ring).
@@ -121,31 +127,39 @@ async function race({ keepFrame = false } = {}) {
     const surface = surfaceBody(state);
     const key = JSON.stringify(surface);
     const fresh = key !== state.gridKey;
+    performance.mark("descent:asked");  // the marks time a race's parts (the browser tests read them)
     const grid = fresh ? await postJSON("/api/surface", { ...surface, ...ranges(state), resolution: 100 }) : state.grid;
     const result = await postJSON("/api/descent", { ...surface, start: startPoint(state), steps: state.steps,
       runs: runsList(state), noise: state.noise, sweep: state.sweep });
     let basinsMap = fresh ? null : state.basinsMap;
     if (state.basins && !basinsMap) basinsMap = await fetchBasins();
-    Object.assign(state, { grid, gridKey: key, race: result, basinsMap });
+    if (ticket !== state.ticket) return;
+    performance.mark("descent:replied");
+    Object.assign(state, { grid, gridKey: key, race: result, basinsMap, previous: before });
     if (!keepFrame) state.k = 0;
     state.k = Math.min(state.k, lastFrame());
     showError(null);
     if (state.sweep) showSwept(result.runs);
     await render();
-    if (state.play) run();
+    performance.mark("descent:drawn");
+    if (!keepFrame) play();
+    else if (state.play) run();
     markStale($("result"), null);
     document.body.dataset.races = String(Number(document.body.dataset.races ?? 0) + 1);
   } catch (err) {
+    if (ticket !== state.ticket) return;
     showError(err, () => race({ keepFrame }));
     // What is drawn is the last race that arrived, not the one the form now asks for.
     markStale($("result"), state.race ? t("net.stale") : null);
     document.body.dataset.failures = String(Number(document.body.dataset.failures ?? 0) + 1);
   } finally {
-    state.busy = false;
-    $("race").disabled = false;
-    $("race").textContent = t("descent.race");
-    if (refocus && document.activeElement === document.body) $("race").focus();
-    save();
+    if (ticket === state.ticket) {
+      state.busy = false;
+      $("race").disabled = false;
+      $("race").textContent = t("descent.race");
+      if (refocus && document.activeElement === document.body) $("race").focus();
+      save();
+    }
   }
 }
 
@@ -175,13 +189,15 @@ async function showBasins() {
 
 const lastFrame = () => Math.max(0, ...(state.race?.runs ?? []).map((run) => run.points.length - 1));
 const charts = () => ({ loss: $("chart-loss"), lr: $("chart-lr"), grad: $("chart-grad") });
-const chartStrings = () => ({ loss: t("descent.chart.loss"), lr: t("descent.chart.lr"), grad: t("descent.chart.grad_norm") });
+const chartStrings = () => ({ loss: t("descent.chart.loss"), lr: t("descent.chart.lr"), grad: t("descent.chart.grad_norm"),
+  log: t("descent.chart.log"), clipped: t("descent.chart.clipped") });
 
 async function render() {
   const runs = state.race.runs;
   await renderSurface($("plot"), state.grid, runs, { view: state.view, frame: state.k,
-    basins: state.basins ? state.basinsMap : null, minima: SURFACES[state.surface]?.minima ?? [],
-    strings: { loss: t("descent.col.loss"), minimum: t("descent.minimum") } });
+    basins: state.basins ? state.basinsMap : null, minima: SURFACES[state.surface]?.minima ?? [], previous: state.previous,
+    strings: { loss: t("descent.col.loss"), minimum: t("descent.minimum"), before: t("descent.before"),
+               diverged: (k) => t("descent.diverged", { k }) } });
   $("minimum-note").hidden = !SURFACES[state.surface]?.minima.length;
   // Plotly gives the element its .on once it has drawn there: the first race may have failed.
   if (!state.clicks) state.clicks = Boolean($("plot").on?.("plotly_click", onPlotClick));
@@ -195,7 +211,8 @@ async function render() {
 function showError(err, retry) {
   renderError([$("error"), $("plot-error")], err, { retry, kept: Boolean(state.race) });
   // Where neither copy is on screen (a phone, scrolled to the plot), bring the form's to it.
-  const seen = (el) => { const r = el.getBoundingClientRect(); return r.bottom > 0 && r.top < innerHeight; };
+  // Seen: its first lines are on screen, not a sliver of it at the bottom edge.
+  const seen = (el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.top + Math.min(r.height, 80) <= innerHeight; };
   if (err && !seen($("error")) && !seen($("plot-error"))) $("error").scrollIntoView({ block: "center" });
 }
 
@@ -291,8 +308,12 @@ $("preset").addEventListener("change", () => {
   race();
 });
 $("surface").addEventListener("change", () => {
+  // The steps go with the surface (Rosenbrock needs 1000, the bowl 60) unless the learner set them.
+  const defaultSteps = presetState(state.preset).steps ?? SURFACES[state.surface]?.steps;
+  const own = state.steps !== defaultSteps;
   state.preset = "";
   state.surface = $("surface").value;
+  if (!own && SURFACES[state.surface]) state.steps = SURFACES[state.surface].steps;
   state.param = "";
   state.start = "";
   const surface = SURFACES[state.surface];
@@ -323,6 +344,8 @@ $("expr").addEventListener("keydown", (e) => {
 for (const id of ["param", "start-x", "start-y", "steps", "noise", "sweep"]) $(id).addEventListener("change", edited);
 wireRunEditor($("runs"), $("add-run"), {
   onEdit: edited,
+  onSlide: () => edited({ compare: true }),
+  onSliding: stopClock,
   sweep: () => state.sweep,
   lrFor: (name) => SURFACES[state.surface]?.lr[name],
 });

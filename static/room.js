@@ -239,6 +239,7 @@ function render() {
   $("room-teacher").hidden = role !== "teacher";
   $("room-student").hidden = role !== "student";
   $("room-toggle").classList.toggle("live", role !== null);
+  document.body.dataset.room = role ?? "";  // the lab's layout may follow it (app.css)
   $("room-toggle-text").textContent = role ? `${t("room.class")} ${member.shown}` : t("room.class");
   $("room-rejoin").hidden = !(role === "student" && room.away);
   if (role === "teacher") renderTeacher(member);

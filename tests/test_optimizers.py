@@ -27,6 +27,7 @@ from gradient_lab.optimizers import (
     Run,
     optimizer_conflicts,
     scheduler_conflicts,
+    update_rule,
 )
 from gradient_lab.runner.limits import Limits
 
@@ -100,7 +101,7 @@ def _assert_matches(trajectory: Any, oracle: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("name", list(OPTIMIZERS))
 def test_each_optimizer_equals_the_plain_torch_optim_loop(name: str) -> None:
-    cls, preset = OPTIMIZERS[name]
+    cls, preset = OPTIMIZERS[name].cls, OPTIMIZERS[name].preset
     lr = SURFACES["rosenbrock"].lr[name]
     trajectory = descend(ROSENBROCK, START, 150, Run(name, lr=lr))
     oracle = _plain_loop(ROSENBROCK, START, 150, lambda p: cls(p, lr=lr, **preset))
@@ -112,7 +113,7 @@ def test_a_race_of_every_optimizer_equals_each_run_alone() -> None:
     runs = [Run(name, lr=SURFACES["rosenbrock"].lr[name]) for name in OPTIMIZERS]
     raced = race(ROSENBROCK, START, 200, runs)
     for run, trajectory in zip(runs, raced, strict=True):
-        cls, preset = OPTIMIZERS[run.optimizer]
+        cls, preset = OPTIMIZERS[run.optimizer].cls, OPTIMIZERS[run.optimizer].preset
         oracle = _plain_loop(ROSENBROCK, START, 200, lambda p, c=cls, k=preset, r=run:
                              c(p, lr=r.lr, **k))
         _assert_matches(trajectory, oracle)
@@ -136,7 +137,7 @@ def test_torch_keyword_arguments_pass_through_with_torch_names() -> None:
 def test_a_learners_choice_of_torch_implementation_is_kept(name: str,
                                                            options: dict[str, Any]) -> None:
     """The race settles foreach itself only when neither foreach nor fused is given."""
-    cls, preset = OPTIMIZERS[name]
+    cls, preset = OPTIMIZERS[name].cls, OPTIMIZERS[name].preset
     lr = SURFACES["rosenbrock"].lr[name]
     trajectory = descend(ROSENBROCK, START, 60, Run(name, lr=lr, options=options))
     oracle = _plain_loop(ROSENBROCK, START, 60, lambda p: cls(p, lr=lr, **preset, **options))
@@ -244,7 +245,7 @@ def test_an_option_has_one_rule_wherever_it_appears(registry: dict[str, Any]) ->
 
 @pytest.mark.parametrize("name", list(OPTIMIZERS))
 def test_the_option_rules_name_only_torchs_own_keyword_arguments(name: str) -> None:
-    taken = set(inspect.signature(OPTIMIZERS[name][0]).parameters) - {"params", "lr"}
+    taken = set(inspect.signature(OPTIMIZERS[name].cls).parameters) - {"params", "lr"}
     assert set(OPTIMIZER_OPTIONS[name]) <= taken
     assert taken - set(OPTIMIZER_OPTIONS[name]) <= set(IMPLEMENTATION_FLAGS)  # nothing forgotten
 
@@ -340,3 +341,53 @@ def test_basins_leave_starts_that_have_not_settled_unassigned() -> None:
     assert result.minima == [[0.0, 0.0]] or len(result.minima) <= 1
     flat = [v for row in result.basin for v in row]
     assert flat.count(-1) > len(flat) // 2 and result.basin[4][4] == 0
+
+
+def test_each_optimizer_looks_unlike_every_other() -> None:
+    # Eight or more optimizers on one plot: no two share a colour or a marker.
+    kinds = list(OPTIMIZERS.values())
+    assert len(kinds) >= 8
+    assert len({kind.color.lower() for kind in kinds}) == len(kinds)
+    assert len({kind.symbol for kind in kinds}) == len(kinds)
+    for kind in kinds:
+        assert re.fullmatch(r"#[0-9A-Fa-f]{6}", kind.color)
+        assert kind.dash in ("solid", "dash", "dashdot", "longdash", "longdashdot")
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_each_optimizer_is_named_in_every_page_language(name: str) -> None:
+    from gradient_lab.i18n import LANGUAGES
+
+    assert set(OPTIMIZERS[name].labels) == set(LANGUAGES)
+    assert all(label.strip() for label in OPTIMIZERS[name].labels.values())
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_each_update_rule_is_written_with_the_runs_own_settings(name: str) -> None:
+    settings = descend(ROSENBROCK, START, 2, Run(name, lr=0.001)).settings
+    written = update_rule(name, settings)
+    assert "{" not in written and "θ" in written
+    for key, symbol in [("momentum", "μ"), ("alpha", "α")]:
+        if f"{symbol} = " in written:
+            assert f"{symbol} = {settings[key]}" in written
+
+
+def test_the_rule_says_the_momentum_and_betas_a_run_raced_with() -> None:
+    slow = descend(ROSENBROCK, START, 2, Run("momentum", lr=0.001, options={"momentum": 0.5}))
+    assert "μ = 0.5" in update_rule("momentum", slow.settings)
+    assert "μ = 0.9" not in update_rule("momentum", slow.settings)
+    plain = descend(ROSENBROCK, START, 2, Run("sgd", lr=0.001))
+    assert update_rule("sgd", plain.settings) == "θ ← θ − lr·g"  # no momentum: no buffer
+    adam = descend(ROSENBROCK, START, 2, Run("adam", lr=0.01, options={"betas": [0.8, 0.95]}))
+    assert "β₁ = 0.8, β₂ = 0.95" in adam.rule
+    decayed = descend(ROSENBROCK, START, 2, Run("adam", lr=0.01, options={"weight_decay": 0.5}))
+    assert "λ = 0.5" in decayed.rule
+
+
+@pytest.mark.parametrize("name", list(OPTIMIZERS))
+def test_the_training_page_names_each_optimizer_as_its_entry_does(name: str) -> None:
+    # The training page still reads its labels from the i18n files: they must not drift apart.
+    from gradient_lab.i18n import strings
+
+    for lang, label in OPTIMIZERS[name].labels.items():
+        assert strings(lang)[f"training.optimizer.{name}"] == label

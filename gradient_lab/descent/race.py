@@ -26,6 +26,7 @@ from gradient_lab.optimizers import (
     named_options,
     refused,
     scheduler_options,
+    update_rule,
 )
 from gradient_lab.tensors import Plain, to_plain
 
@@ -52,6 +53,7 @@ class Trajectory:
     label: str
     optimizer: str
     settings: dict[str, Plain]
+    rule: str  # its update rule, written with these settings
     points: Plain
     loss: Plain
     grad: Plain
@@ -228,6 +230,7 @@ def _trajectories(runners: list[_Runner], points: torch.Tensor, losses: torch.Te
             label=runner.run.label or runner.run.optimizer,
             optimizer=runner.run.optimizer,
             settings=runner.settings(),
+            rule=update_rule(runner.run.optimizer, runner.settings()),
             points=_plain(points[:end + 1, r]),
             loss=_plain(losses[:end + 1, r]),
             grad=_plain(grads[:end, r]),

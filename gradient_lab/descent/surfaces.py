@@ -19,6 +19,7 @@ from typing import Any
 import torch
 
 from gradient_lab.errors import ProgramError, TooLarge
+from gradient_lab.optimizers import OPTIMIZERS
 from gradient_lab.runner.child import hints
 from gradient_lab.runner.child.program import FILENAME, Stop, error_line
 from gradient_lab.runner.limits import Limits
@@ -43,8 +44,28 @@ class Surface:
     y_range: tuple[float, float]
     start: tuple[float, float]
     minima: tuple[tuple[float, float], ...]
-    lr: Mapping[str, float]  # a learning rate per optimizer that makes a good race here
+    lrs: Mapping[str, float]  # the lrs it names: optimizer → an lr that makes a good race here
+    steps: int  # a race's default length here
     params: Mapping[str, float] = field(default_factory=dict)
+
+    @property
+    def lr(self) -> dict[str, float]:
+        """An lr for every optimizer: the surface's own, else the one its entry says it is like."""
+        return {name: lr_on(self, name) for name in OPTIMIZERS}
+
+
+def lr_on(surface: Surface, optimizer: str) -> float:
+    """An lr that races `optimizer` well on `surface` (OptimizerKind.lr_like when unnamed)."""
+    scale = 1.0
+    name: str | None = optimizer
+    while name is not None and name not in surface.lrs:
+        kind = OPTIMIZERS[name]
+        scale *= kind.lr_scale
+        name = kind.lr_like
+    if name is None:
+        raise KeyError(f"surface {surface.name!r} has no lr for {optimizer!r} nor for the "
+                       "optimizer it is like; name one in its lrs")
+    return surface.lrs[name] * scale
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,45 +126,51 @@ def _cliff(x: torch.Tensor, y: torch.Tensor, height: float = 50.0) -> torch.Tens
     return 0.05 * (x - 2) ** 2 + 0.5 * y**2 - height * torch.sigmoid(10 * (x + 1))
 
 
-def _lr(sgd: float, adam: float, *, momentum: float | None = None, rmsprop: float | None = None,
-        adagrad: float | None = None) -> dict[str, float]:
-    mom = sgd if momentum is None else momentum
-    return {"sgd": sgd, "momentum": mom, "nesterov": mom, "adam": adam, "adamw": adam,
-            "rmsprop": adam if rmsprop is None else rmsprop,
-            "adagrad": 10 * adam if adagrad is None else adagrad}
-
-
+# Each surface's lrs name the optimizers that need one of their own here; the others take the
+# lr of the optimizer their entry says they are like (OptimizerKind.lr_like). `steps` is how
+# long a race here takes to show its point.
 SURFACES: dict[str, Surface] = {s.name: s for s in (
-    Surface("quadratic", "x**2 + y**2", r"x^2 + y^2", _quadratic, (-2, 2), (-2, 2),
-            (-1.5, 1.8), ((0, 0),), _lr(0.1, 0.1, momentum=0.05)),
+    Surface("quadratic", "x**2 + y**2", r"x^2 + y^2", _quadratic,
+            x_range=(-2, 2), y_range=(-2, 2), start=(-1.5, 1.8), minima=((0, 0),),
+            lrs={"sgd": 0.1, "momentum": 0.05, "adam": 0.1}, steps=60),
     Surface("valley", "0.5 * (x**2 + condition * y**2)", r"\tfrac12\,(x^2 + \kappa\,y^2)",
-            _valley, (-3, 3), (-2, 2), (-2.5, 1.5), ((0, 0),),
-            _lr(0.09, 0.1, momentum=0.02), {"condition": 20.0}),
-    Surface("saddle", "x**2 - y**2", r"x^2 - y^2", _saddle, (-2, 2), (-2, 2),
-            (-1.5, 0.01), (), _lr(0.05, 0.05)),
+            _valley, x_range=(-3, 3), y_range=(-2, 2), start=(-2.5, 1.5), minima=((0, 0),),
+            lrs={"sgd": 0.09, "momentum": 0.02, "adam": 0.1}, steps=200,
+            params={"condition": 20.0}),
+    Surface("saddle", "x**2 - y**2", r"x^2 - y^2", _saddle,
+            x_range=(-2, 2), y_range=(-2, 2), start=(-1.5, 0.01), minima=(),
+            lrs={"sgd": 0.05, "momentum": 0.05, "adam": 0.05}, steps=100),
     Surface("rosenbrock", "(1 - x)**2 + 100 * (y - x**2)**2", r"(1-x)^2 + 100\,(y-x^2)^2",
-            _rosenbrock, (-2, 2), (-1, 3), (-1.5, 2.0), ((1, 1),),
-            _lr(0.001, 0.05, momentum=0.0005, rmsprop=0.01, adagrad=0.5)),
+            _rosenbrock, x_range=(-2, 2), y_range=(-1, 3), start=(-1.5, 2.0), minima=((1, 1),),
+            lrs={"sgd": 0.001, "momentum": 0.0005, "adam": 0.05, "rmsprop": 0.01,
+                 "adagrad": 0.5}, steps=1000),
     Surface("beale", "(1.5 - x + x*y)**2 + (2.25 - x + x*y**2)**2 + (2.625 - x + x*y**3)**2",
-            r"(1.5-x+xy)^2 + (2.25-x+xy^2)^2 + (2.625-x+xy^3)^2", _beale, (-4.5, 4.5),
-            (-4.5, 4.5), (1.0, 1.5), ((3, 0.5),), _lr(0.005, 0.05, momentum=0.001, adagrad=0.5)),
+            r"(1.5-x+xy)^2 + (2.25-x+xy^2)^2 + (2.625-x+xy^3)^2", _beale,
+            x_range=(-4.5, 4.5), y_range=(-4.5, 4.5), start=(1.0, 1.5), minima=((3, 0.5),),
+            lrs={"sgd": 0.005, "momentum": 0.001, "adam": 0.05, "adagrad": 0.5}, steps=600),
     Surface("himmelblau", "(x**2 + y - 11)**2 + (x + y**2 - 7)**2",
-            r"(x^2+y-11)^2 + (x+y^2-7)^2", _himmelblau, (-5, 5), (-5, 5), (0.0, 0.0),
-            ((3, 2), (-2.805118, 3.131312), (-3.779310, -3.283186), (3.584428, -1.848126)),
-            _lr(0.01, 0.1, momentum=0.002, adagrad=1.0)),
+            r"(x^2+y-11)^2 + (x+y^2-7)^2", _himmelblau,
+            x_range=(-5, 5), y_range=(-5, 5), start=(0.0, 0.0),
+            minima=((3, 2), (-2.805118, 3.131312), (-3.779310, -3.283186),
+                    (3.584428, -1.848126)),
+            lrs={"sgd": 0.01, "momentum": 0.002, "adam": 0.1, "adagrad": 1.0}, steps=300),
     Surface("rastrigin", "20 + x**2 - 10*cos(2*pi*x) + y**2 - 10*cos(2*pi*y)",
-            r"20 + x^2 - 10\cos 2\pi x + y^2 - 10\cos 2\pi y", _rastrigin, (-5.12, 5.12),
-            (-5.12, 5.12), (-3.2, 3.5), ((0, 0),), _lr(0.002, 0.1, momentum=0.001)),
+            r"20 + x^2 - 10\cos 2\pi x + y^2 - 10\cos 2\pi y", _rastrigin,
+            x_range=(-5.12, 5.12), y_range=(-5.12, 5.12), start=(-3.2, 3.5), minima=((0, 0),),
+            lrs={"sgd": 0.002, "momentum": 0.001, "adam": 0.1}, steps=300),
     Surface("ackley", "-20*exp(-0.2*sqrt(0.5*(x**2 + y**2))) "
             "- exp(0.5*(cos(2*pi*x) + cos(2*pi*y))) + e + 20",
             r"-20e^{-0.2\sqrt{(x^2+y^2)/2}} - e^{(\cos 2\pi x + \cos 2\pi y)/2} + e + 20",
-            _ackley, (-5, 5), (-5, 5), (-3.5, 3.0), ((0, 0),), _lr(0.05, 0.1, momentum=0.01)),
-    Surface("booth", "(x + 2*y - 7)**2 + (2*x + y - 5)**2", r"(x+2y-7)^2 + (2x+y-5)^2",
-            _booth, (-10, 10), (-10, 10), (-8.0, 8.0), ((1, 3),),
-            _lr(0.05, 0.5, momentum=0.01, adagrad=5.0)),
+            _ackley, x_range=(-5, 5), y_range=(-5, 5), start=(-3.5, 3.0), minima=((0, 0),),
+            lrs={"sgd": 0.05, "momentum": 0.01, "adam": 0.1}, steps=300),
+    Surface("booth", "(x + 2*y - 7)**2 + (2*x + y - 5)**2", r"(x+2y-7)^2 + (2x+y-5)^2", _booth,
+            x_range=(-10, 10), y_range=(-10, 10), start=(-8.0, 8.0), minima=((1, 3),),
+            lrs={"sgd": 0.05, "momentum": 0.01, "adam": 0.5, "adagrad": 5.0}, steps=400),
     Surface("cliff", "0.05*(x - 2)**2 + 0.5*y**2 - height*sigmoid(10*(x + 1))",
-            r"0.05\,(x-2)^2 + \tfrac12 y^2 - h\,\sigma(10(x+1))", _cliff, (-4, 12), (-3, 3),
-            (-3.5, 1.5), ((2, 0),), _lr(0.1, 0.1, momentum=0.02), {"height": 50.0}),
+            r"0.05\,(x-2)^2 + \tfrac12 y^2 - h\,\sigma(10(x+1))", _cliff,
+            x_range=(-4, 12), y_range=(-3, 3), start=(-3.5, 1.5), minima=((2, 0),),
+            lrs={"sgd": 0.1, "momentum": 0.02, "adam": 0.1}, steps=150,
+            params={"height": 50.0}),
 )}
 
 

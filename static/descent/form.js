@@ -6,9 +6,10 @@
 // the options it accepts; under the sweep the lr shown is the one the sweep picked.
 
 import { page, t } from "../page.js";
-import { styles, swatch } from "./style.js";
+import { KINDS, labelOf, styles, swatch } from "./style.js";
 
 const OPTIONS = page.options;
+const SLIDE_MS = 150;
 
 // A run as text with its keys sorted (labels aside): two runs are the same run when these are equal.
 export function canon(run) {
@@ -79,8 +80,9 @@ export function renderRunEditor(box, runs, { sweep = false, swept = [] } = {}) {
     }
     row.append(
       swatch(style[r]),
-      select("optimizer", OPTIONS.optimizers, optimizer, (v) => v, t("descent.run.optimizer")),
+      select("optimizer", OPTIONS.optimizers, optimizer, labelOf, t("descent.run.optimizer")),
       labelled("lr", lrInput),
+      ...sliders(optimizer, { lr: swept[r] ?? lr, ...rest }, sweep),
       labelled(t("descent.run.lr_y"), input("lr_y", { type: "number", size: 6, value: lrY })),
       labelled(t("descent.run.options"), input("options", { size: 16, placeholder: "weight_decay=0.01", value: pairs(rest) })),
       select("scheduler", ["", ...OPTIONS.schedulers], sKind, (v) => v || t("descent.run.scheduler.none"), t("descent.run.scheduler")),
@@ -93,6 +95,51 @@ export function renderRunEditor(box, runs, { sweep = false, swept = [] } = {}) {
     if (sweep && swept[r] !== undefined) row.append(note(t("descent.run.swept")));
     box.append(row);
   });
+}
+
+// Sliders for what a learner most wants to feel (distill's "Why Momentum Really Works"): the lr
+// on a log scale, the momentum, Adam's β₁. Moving one writes the field beside it and races again.
+const SLIDERS = [
+  { name: "lr", symbol: "lr", min: -4, max: 0.5, step: 0.01, takes: () => true,
+    from: (v) => Math.log10(v), to: (x) => Number((10 ** x).toPrecision(2)) },
+  { name: "momentum", symbol: "μ", min: 0, max: 0.99, step: 0.01, takes: (options) => options.includes("momentum"),
+    from: (v) => v, to: (x) => x },
+  { name: "betas", symbol: "β₁", min: 0, max: 0.999, step: 0.001, takes: (options) => options.includes("betas"),
+    from: (v) => v[0], to: (x, v) => [x, v[1]] },
+];
+
+function sliders(optimizer, given, sweep) {
+  const kind = KINDS[optimizer];
+  if (!kind) return [];
+  return SLIDERS.filter((s) => s.takes(kind.options)).map((s) => {
+    const value = given[s.name] ?? kind.defaults[s.name];
+    const el = input(`slide slide-${s.name}`, { type: "range", aria: t("descent.run.slide", { name: s.symbol }) });
+    Object.assign(el, { min: s.min, max: s.max, step: s.step });
+    el.value = String(s.from(value));
+    el.dataset.param = s.name;
+    if (sweep && s.name === "lr") el.disabled = true;
+    const shown = document.createElement("span");
+    shown.className = "slide-value";
+    shown.textContent = `${s.symbol}`;
+    const label = document.createElement("label");
+    label.className = "slide-label";
+    label.append(shown, el);
+    return label;
+  });
+}
+
+// A slider moved: the lr field or the options text says its new value.
+function slid(row, slider) {
+  const s = SLIDERS.find((one) => one.name === slider.dataset.param);
+  const x = Number(slider.value);
+  if (s.name === "lr") {
+    row.querySelector(".lr").value = String(s.to(x));
+    return;
+  }
+  const options = parsePairs(row.querySelector(".options").value);
+  const optimizer = row.querySelector(".optimizer").value;
+  options[s.name] = s.to(x, options[s.name] ?? KINDS[optimizer]?.defaults[s.name]);
+  row.querySelector(".options").value = pairs(options);
 }
 
 function removeButton() {
@@ -145,9 +192,12 @@ export function switchOptimizer(row, suggestedLr) {
   const lr = suggestedLr(optimizer) ?? row.querySelector(".lr").value;
   row.querySelector(".lr").value = lr;
   row.querySelector(".run-note")?.remove();
-  row.append(note(t("descent.run.lr_suggested", { lr, optimizer })));
+  row.append(note(t("descent.run.lr_suggested", { lr, optimizer: labelOf(optimizer) })));
   const [style] = styles([{ optimizer }]);
   row.querySelector(".swatch").replaceWith(swatch(style));
+  // The new optimizer's own sliders (Adam has β₁, SGD + momentum has μ).
+  for (const old of row.querySelectorAll(".slide-label")) old.remove();
+  row.querySelector(".lr").closest("label").after(...sliders(optimizer, { lr: Number(lr), ...kept }, false));
 }
 
 // The next run to add: the first optimizer not racing yet.
@@ -158,8 +208,19 @@ export function nextOptimizer(runs) {
 
 // The editor's own controls: a changed row (a new optimizer takes an lr that suits it), Add a
 // run, Remove one. `onEdit` races the setup the rows now describe.
-export function wireRunEditor(box, add, { onEdit, sweep, lrFor }) {
+export function wireRunEditor(box, add, { onEdit, onSlide, onSliding, sweep, lrFor }) {
+  // A slider races again while it moves, a few times a second at most: each race takes a
+  // fraction of a second, and the last position is the one that counts.
+  let pending = null;
+  box.addEventListener("input", (event) => {
+    if (!event.target.classList.contains("slide")) return;
+    slid(event.target.closest(".run-row"), event.target);
+    onSliding();  // the race on show stops: the one the slider asks for plays when it arrives
+    clearTimeout(pending);
+    pending = setTimeout(onSlide, SLIDE_MS);
+  });
   box.addEventListener("change", (event) => {
+    if (event.target.classList.contains("slide")) return;  // its input events raced already
     if (event.target.classList.contains("optimizer")) switchOptimizer(event.target.closest(".run-row"), lrFor);
     onEdit();
   });

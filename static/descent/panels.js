@@ -4,7 +4,7 @@
 import { ApiError, renderFailure } from "../api.js";
 import { t } from "../page.js";
 import { fmt, stepValues } from "./render.js";
-import { RULES, styles, swatch } from "./style.js";
+import { labelOf, styles, swatch } from "./style.js";
 
 // Each run as it raced: its marker, its label, and the settings torch used (the sweep's lr too).
 export function renderLegend(body, runs) {
@@ -42,15 +42,22 @@ export function showLegendFrame(body, runs, k) {
   }
 }
 
+// Each update rule as the server wrote it from the run's real settings (momentum 0.5 says
+// μ = 0.5): one entry per optimizer and rule, marked as that run is.
 export function renderRules(list, runs) {
   list.replaceChildren();
-  for (const name of [...new Set(runs.map((run) => run.optimizer))]) {
+  const style = styles(runs);
+  const shown = new Set();
+  runs.forEach((run, r) => {
+    const key = `${run.optimizer}\n${run.rule}`;
+    if (shown.has(key)) return;
+    shown.add(key);
     const dt = document.createElement("dt");
-    dt.append(swatch(styles([{ optimizer: name }])[0]), name);
+    dt.append(swatch(style[r]), labelOf(run.optimizer));
     const dd = document.createElement("dd");
-    dd.textContent = RULES[name] ?? "";
+    dd.textContent = run.rule;
     list.append(dt, dd);
-  }
+  });
 }
 
 // An error shows where the learner is looking, over the plot, which keeps the last surface

@@ -1,28 +1,49 @@
-// How each optimizer looks, the same in every story and after every reload: one colour and one
-// marker shape per optimizer kind (Okabe–Ito's palette, safe for every colour vision; its yellow
-// is left out, it vanishes on a light surface), and a dash per run when one kind races itself.
+// How each run looks, the same in every story and after every reload. Each optimizer's colour,
+// marker and dash come from its one entry in gradient_lab/optimizers.py (page.optimizers); a
+// second run of the same optimizer keeps its marker and takes a shade of its colour and the
+// next dash, so that every run of a race differs in (colour, marker, dash).
 
-export const KINDS = {
-  sgd: { color: "#D55E00", symbol: "circle" },           // vermillion
-  momentum: { color: "#0072B2", symbol: "square" },      // blue
-  nesterov: { color: "#56B4E9", symbol: "diamond" },     // sky blue
-  adam: { color: "#009E73", symbol: "triangle-up" },     // bluish green
-  adamw: { color: "#CC79A7", symbol: "triangle-down" },  // reddish purple
-  rmsprop: { color: "#E69F00", symbol: "pentagon" },     // orange
-  adagrad: { color: "#000000", symbol: "star" },         // black
-};
-const OTHER = { color: "#6C757D", symbol: "hexagon" };
+import { page } from "../page.js";
+
+export const KINDS = page.optimizers;
+const OTHER = { color: "#6C757D", symbol: "hexagon-open", dash: "solid" };
 // Never "dot": that is the charts' gradient norm after clipping, and the path still to come.
-const DASHES = ["solid", "dash", "dashdot", "longdash", "longdashdot"];
+export const DASHES = ["solid", "dash", "dashdot", "longdash", "longdashdot"];
+// The n-th run of one optimizer: its colour mixed this far toward black (−) or white (+).
+const SHADES = [0, -0.4, 0.45, -0.65, 0.65];
 
-// Each run's style: its kind's colour and marker; the second Adam of a race gets a dashed line.
+export function kindOf(name) {
+  return KINDS[name] ?? OTHER;
+}
+
+// The optimizer's name in the page's language.
+export function labelOf(name) {
+  const kind = KINDS[name];
+  return kind ? (kind.labels[page.lang] ?? kind.labels.en) : name;
+}
+
+// Each run's style: its optimizer's colour, marker and dash; the n-th run of one optimizer in a
+// race (n = 0, 1, ...) a shade of that colour and the n-th dash after the optimizer's own.
 export function styles(runs) {
   const seen = {};
   return runs.map((run) => {
-    const kind = KINDS[run.optimizer] ?? OTHER;
+    const kind = kindOf(run.optimizer);
     const n = (seen[run.optimizer] = (seen[run.optimizer] ?? -1) + 1);
-    return { ...kind, dash: DASHES[n % DASHES.length] };
+    const dash = DASHES[(DASHES.indexOf(kind.dash) + n) % DASHES.length];
+    return { color: shade(kind.color, SHADES[n % SHADES.length] + (n >= SHADES.length ? 0.1 : 0)),
+             symbol: kind.symbol, dash, nth: n };
   });
+}
+
+// A colour mixed toward black (amount < 0) or white (> 0); a colour too dark to darken (black)
+// is lightened instead, so the shade still differs.
+export function shade(hex, amount) {
+  if (!amount) return hex;
+  const rgb = [1, 3, 5].map((i) => parseInt(hex.slice(i, i + 2), 16));
+  const dark = rgb.reduce((a, b) => a + b, 0) < 120;
+  const toward = amount < 0 && !dark ? 0 : 255;
+  const t = Math.abs(amount);
+  return "#" + rgb.map((c) => Math.round(c + (toward - c) * t).toString(16).padStart(2, "0")).join("");
 }
 
 // The marker as a small inline SVG, for the legend and the run editor: the same shape as on the plot.
@@ -35,6 +56,7 @@ const SHAPES = {
   pentagon: '<path d="M8 1.5 14.5 6.2 12 14H4L1.5 6.2Z"/>',
   star: '<path d="M8 1 10 6 15 6.2 11 9.4 12.5 14.5 8 11.6 3.5 14.5 5 9.4 1 6.2 6 6Z"/>',
   hexagon: '<path d="M8 1.5 14 5v6l-6 3.5L2 11V5Z"/>',
+  "hexagon-open": '<path d="M8 1.5 14 5v6l-6 3.5L2 11V5Z" fill="none" stroke-width="2"/>',
 };
 
 export function swatch(style) {
@@ -42,18 +64,9 @@ export function swatch(style) {
   span.className = "swatch marker";
   span.dataset.symbol = style.symbol;
   span.dataset.color = style.color;
+  span.dataset.dash = style.dash ?? "solid";
   span.innerHTML = `<svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">` +
-    `<g fill="${style.color}" stroke="#fff" stroke-width="1">${SHAPES[style.symbol] ?? SHAPES.hexagon}</g></svg>`;
+    `<g fill="${style.color}" stroke="${style.symbol.endsWith("open") ? style.color : "#fff"}" stroke-width="1">` +
+    `${SHAPES[style.symbol] ?? SHAPES.hexagon}</g></svg>`;
   return span;
 }
-
-// Each optimizer's update rule, as torch.optim documents it (g: the gradient, θ: x and y).
-export const RULES = {
-  sgd: "θ ← θ − lr·g",
-  momentum: "b ← μ·b + g;  θ ← θ − lr·b   (μ = 0.9)",
-  nesterov: "b ← μ·b + g;  θ ← θ − lr·(g + μ·b)",
-  adam: "m ← β₁m + (1−β₁)g;  v ← β₂v + (1−β₂)g²;  θ ← θ − lr·m̂ / (√v̂ + ε)",
-  adamw: "θ ← θ − lr·λ·θ;  then Adam's step (decay decoupled from g)",
-  rmsprop: "v ← αv + (1−α)g²;  θ ← θ − lr·g / (√v + ε)",
-  adagrad: "s ← s + g²;  θ ← θ − lr·g / (√s + ε)",
-};

@@ -49,7 +49,7 @@ def test_a_preset_plays_scrubs_and_shows_the_final_loss(
     assert page.locator("#legend tbody tr").count() == 4
     assert "ReduceLROnPlateau" in page.locator("#story").inner_text()
 
-    page.locator("#play").click()
+    # The story plays by itself as soon as it has raced: no Play to press (issue 30).
     page.wait_for_function("document.body.dataset.frame === document.getElementById('scrub').max",
                            timeout=60_000)
     assert page.locator("#play").get_attribute("aria-pressed") == "false"
@@ -112,7 +112,8 @@ def test_clicking_the_contour_sets_the_start_and_races_again(
     x = float(page.locator("#start-x").input_value())
     y = float(page.locator("#start-y").input_value())
     assert x > 0.5 and y > 0.5  # the upper right quarter of [-2, 2] x [-2, 2]
-    point = page.locator('#legend tr[data-run="0"] .point').inner_text()  # step 0: the start
+    _scrub(page, 0)  # the new race plays by itself: back to step 0, the start
+    point = page.locator('#legend tr[data-run="0"] .point').inner_text()
     assert [float(v) for v in point.strip("()").split(",")] == pytest.approx([x, y], abs=1e-3)
 
 
@@ -238,9 +239,9 @@ def test_each_path_is_labelled_at_its_head_and_cased_over_a_grey_surface(
     for note, run in zip(notes, race["runs"], strict=True):  # each label points at its head
         assert note[1:] == pytest.approx([float(v) for v in run["points"][100]], rel=1e-4)
     traces = page.evaluate(_SURFACE_TRACES)
-    # Four Adam runs: one colour, four dashes, so none hides another.
+    # Four Adam runs: four shades of Adam's colour, four dashes, so none hides another.
     paths = [t for t in traces if t["mode"] == "lines" and t["width"] == 3]
-    assert len(paths) == 4 and len({t["color"] for t in paths}) == 1
+    assert len(paths) == 4 and len({t["color"] for t in paths}) == 4
     dashes = page.evaluate("document.getElementById('plot').data"
                            ".filter(t => t.line?.width === 3).map(t => t.line.dash)")
     assert len(set(dashes)) == 4
@@ -337,7 +338,11 @@ def test_a_surface_that_fails_says_so_where_the_learner_looks(
     page.locator("#expr").fill("sinh(x) + y")
     page.locator("#race").click()
     page.wait_for_function("Number(document.body.dataset.failures ?? 0) > 0", timeout=60_000)
-    notice = page.locator("#plot-error") if width > 1000 else page.locator("#error")
+    # Where the learner looks: over the plot beside the form, or (on a phone, and in presentation
+    # mode where the form is under the plot) the copy by the Race button, brought on screen.
+    on_screen = [el for el in (page.locator("#plot-error"), page.locator("#error"))
+                 if el.is_visible() and 0 <= el.bounding_box()["y"] <= height - 80]
+    notice = on_screen[0] if on_screen else page.locator("#error")
     box = notice.bounding_box()
     assert box is not None and notice.is_visible()
     assert 0 <= box["y"] and box["y"] + min(box["height"], 80) <= height, box  # on screen
@@ -371,12 +376,14 @@ def test_a_surface_typed_as_the_formulas_are_shown_races(
 def test_a_built_in_formula_edited_races_the_same_surface(open_page: Any, server: str) -> None:
     page, _ = open_page(1280, 900)
     open_lab(page, server + "/descent#preset=ravine", "races", timeout=60_000)
+    _scrub(page, 150)
     before = page.locator('#legend tr[data-run="0"] .loss').inner_text()
     assert "condition" not in page.locator("#formula-text").inner_text()  # its value, typed back
     page.locator("#formula-edit").click()
     assert page.locator("#surface").input_value() == "custom"
     _after_race(page, lambda: page.locator("#race").click())
     assert page.locator("#error").is_hidden(), page.locator("#error").inner_text()
+    _scrub(page, 150)
     assert page.locator('#legend tr[data-run="0"] .loss').inner_text() == before
 
 

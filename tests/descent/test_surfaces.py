@@ -9,16 +9,27 @@ from typing import Any
 import pytest
 import torch
 
-from gradient_lab.descent.surfaces import SURFACES, compile_expr, evaluate, resolve, surface_fn
+from gradient_lab.descent.race import descend
+from gradient_lab.descent.surfaces import (
+    FORMULA_NAMES,
+    SURFACES,
+    compile_expr,
+    evaluate,
+    resolve,
+    surface_fn,
+)
 from gradient_lab.errors import ProgramError
+from gradient_lab.optimizers import OPTIMIZERS, Run
 from gradient_lab.runner.limits import Limits
 
-NAMES = ["quadratic", "valley", "saddle", "rosenbrock", "beale", "himmelblau", "rastrigin",
-         "ackley", "booth", "cliff"]
+# Every test below that takes `name` runs for each surface in the registry: a surface added
+# there meets them all without being named here.
+NAMES = list(SURFACES)
 
 
 def test_the_catalogue_has_every_surface_the_lab_promises() -> None:
-    assert set(NAMES) <= set(SURFACES)
+    assert {"quadratic", "valley", "saddle", "rosenbrock", "beale", "himmelblau", "rastrigin",
+            "ackley", "booth", "cliff"} <= set(SURFACES)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -28,6 +39,50 @@ def test_each_known_minimum_is_a_minimum_with_zero_gradient(name: str) -> None:
         p = torch.tensor([mx, my], dtype=torch.float64, requires_grad=True)
         fn(p[0], p[1]).backward()
         assert p.grad is not None and p.grad.norm() < 1e-3, (name, p.grad)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_each_minimum_is_lower_than_the_ground_around_it(name: str) -> None:
+    # Zero gradient holds at a maximum or a saddle too: a minimum is below its neighbours.
+    fn = surface_fn(name)
+    for mx, my in SURFACES[name].minima:
+        at = float(fn(torch.tensor(mx, dtype=torch.float64), torch.tensor(my, dtype=torch.float64)))
+        for dx, dy in [(1e-2, 0), (-1e-2, 0), (0, 1e-2), (0, -1e-2), (7e-3, 7e-3)]:
+            near = fn(torch.tensor(mx + dx, dtype=torch.float64),
+                      torch.tensor(my + dy, dtype=torch.float64))
+            assert float(near) > at, (name, (mx, my), (dx, dy))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_formula_as_typed_equals_the_built_in(name: str) -> None:
+    # The page offers each formula to edit as the learner's own: it must be the same surface.
+    surface = SURFACES[name]
+    text = surface.formula
+    for param, value in surface.params.items():
+        text = re.sub(rf"\b{param}\b", repr(value), text)
+    assert set(re.findall(r"[A-Za-z_]+", text)) <= {"x", "y", *FORMULA_NAMES}
+    ours = evaluate(compile_expr(text, Limits()), surface.x_range, surface.y_range, 12,
+                    max_numel=1000)
+    theirs = evaluate(surface_fn(name), surface.x_range, surface.y_range, 12, max_numel=1000)
+    assert torch.allclose(torch.tensor(ours.z), torch.tensor(theirs.z), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_the_start_and_minima_lie_on_the_plot(name: str) -> None:
+    surface = SURFACES[name]
+    (x0, x1), (y0, y1) = surface.x_range, surface.y_range
+    for x, y in [surface.start, *surface.minima]:
+        assert x0 <= x <= x1 and y0 <= y <= y1, (name, (x, y))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_every_optimizer_has_an_lr_here_that_races_without_diverging(name: str) -> None:
+    surface = SURFACES[name]
+    assert set(surface.lr) == set(OPTIMIZERS) and surface.steps >= 1
+    for optimizer, lr in surface.lr.items():
+        run = descend(surface_fn(name), surface.start, min(surface.steps, 100),
+                      Run(optimizer, lr=lr))
+        assert run.diverged_at is None, (name, optimizer, lr)
 
 
 def test_grid_rows_follow_y_and_columns_follow_x() -> None:

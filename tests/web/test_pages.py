@@ -106,6 +106,23 @@ def test_every_script_and_style_of_the_lab_is_served_by_the_app_itself(client: T
         assert client.get(url).status_code == 200, url
 
 
+def test_the_descent_page_draws_each_optimizer_as_its_one_entry_says(client: TestClient) -> None:
+    from gradient_lab.descent.surfaces import SURFACES
+    from gradient_lab.optimizers import OPTIMIZERS
+
+    data = _page_data(client.get("/descent").text)
+    assert set(data["optimizers"]) == set(OPTIMIZERS)  # the menus keep the order (options)
+    for name, kind in OPTIMIZERS.items():
+        shown = data["optimizers"][name]
+        assert (shown["color"], shown["symbol"], shown["dash"]) == (kind.color, kind.symbol,
+                                                                    kind.dash)
+        assert shown["labels"] == kind.labels and shown["options"] == list(kind.options)
+        assert shown["defaults"]["lr"] > 0
+    for surface in data["surfaces"]:
+        assert surface["steps"] == SURFACES[surface["name"]].steps
+        assert set(surface["lr"]) == set(OPTIMIZERS)
+
+
 def test_each_page_takes_its_menus_from_the_registries(client: TestClient) -> None:
     from gradient_lab import training
     from gradient_lab.optimizers import CLIPS, OPTIMIZER_OPTIONS, OPTIMIZERS, SCHEDULERS

@@ -26,7 +26,16 @@ async def descent_page(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "descent.html", {
         "surfaces": [schemas.SurfaceOut.model_validate(s, from_attributes=True).model_dump()
                      for s in SURFACES.values()],
-        "presets": PRESETS, "options": _options()})
+        "presets": PRESETS, "options": _options(), "optimizers": _optimizers()})
+
+
+def _optimizers() -> dict[str, object]:
+    """Each optimizer's labels, colour, marker and dash, from its one entry in OPTIMIZERS."""
+    return {name: schemas.OptimizerOut(name=name, options=list(kind.options), labels=kind.labels,
+                                       defaults=kind.defaults(),
+                                       color=kind.color, symbol=kind.symbol,
+                                       dash=kind.dash).model_dump()
+            for name, kind in OPTIMIZERS.items()}
 
 
 def _options() -> dict[str, object]:

@@ -22,6 +22,7 @@ from gradient_lab.web.schemas.descent import (
     DescentResponse,
     GridResponse,
     Number,
+    OptimizerOut,
     Range,
     RunIn,
     SchedulerIn,
@@ -72,7 +73,7 @@ __all__ = [
     # descent
     "BasinsRequest", "BasinsResponse", "ClipIn", "Coordinate", "DescentRequest", "DescentResponse",
     "GridResponse", "Number", "Range", "RunIn", "SchedulerIn", "SurfaceExpr", "SurfaceOut",
-    "SurfaceRequest", "SweepOut", "TrajectoryOut",
+    "OptimizerOut", "SurfaceRequest", "SweepOut", "TrajectoryOut",
     # graph
     "BackwardOut", "EdgeOut", "GradInOut", "GradcheckOut", "GraphRequest", "GraphResponse",
     "NodeOut", "NonfiniteOut", "SavedOut", "StepOut", "VariableOut",

@@ -44,7 +44,20 @@ class SurfaceOut(BaseModel):
     start: tuple[float, float]
     minima: list[tuple[float, float]]
     lr: dict[str, float] = Field(description="A learning rate per optimizer that races well.")
+    steps: int = Field(description="How many steps a race here takes to show its point.")
     params: dict[str, float] = Field(description="The surface's parameters and defaults.")
+
+
+class OptimizerOut(BaseModel):
+    """How the page names and draws an optimizer: its registry entry, less torch's class."""
+
+    name: str
+    labels: dict[str, str] = Field(description="Its name in each page language.")
+    color: str
+    symbol: str = Field(description="A Plotly marker symbol.")
+    dash: str = Field(description="A Plotly line dash: its runs' first line style.")
+    options: list[str] = Field(description="The torch keyword arguments a learner may give it.")
+    defaults: dict[str, Any] = Field(description="What torch takes for them when none is given.")
 
 
 class SurfaceExpr(BaseModel):
@@ -272,6 +285,7 @@ class TrajectoryOut(BaseModel):
     optimizer: str
     settings: dict[str, Any] = Field(description="The optimizer's hyperparameters, torch's "
                                                  "defaults filled in.")
+    rule: str = Field(description="Its update rule, written with these settings.")
     points: Any = Field(description="steps + 1 points [x, y]; points[0] is the start.")
     loss: Any = Field(description="f at each point.")
     grad: Any = Field(description="The gradient at step k, before clipping.")
