@@ -11,22 +11,15 @@ the hint, in English and in Chinese.
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 import torch
-from fastapi.testclient import TestClient
 
 from gradient_lab import i18n
-from gradient_lab.main import create_app
-from gradient_lab.settings import load_settings
+from tests.corpus.answers import from_plain_python, from_the_lab
 
 # The first test runs every program, both ways; scripts/test.sh --quick leaves this tier out.
 pytestmark = [pytest.mark.timeout(600), pytest.mark.corpus]
@@ -35,8 +28,6 @@ BROKEN = HERE / "broken"
 PROGRAMS = sorted(BROKEN.glob("*.py"))
 _ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
 _HINT = re.compile(r"^# Hint: (hint\.[a-z_]+)$", re.MULTILINE)
-ROOMY = {"APP_WALL_SECONDS": "30", "APP_CPU_SECONDS": "30", "APP_RUNNER_JOBS": "2",
-         "APP_QUEUE_SECONDS": "120"}
 
 
 def hint_of(path: Path) -> str:
@@ -54,32 +45,13 @@ def skip_where_it_runs(path: Path) -> None:
 
 @pytest.fixture(scope="module")
 def oracle() -> dict[str, dict[str, object]]:
-    """What plain Python gives for each program, from a process of its own."""
-    result = subprocess.run([sys.executable, str(HERE / "plain.py"), "--json",
-                             *map(str, PROGRAMS)], capture_output=True, text=True, check=True,
-                            timeout=600, env=dict(os.environ))
-    return {Path(path).name: answer for path, answer in json.loads(result.stdout).items()}
+    return from_plain_python(PROGRAMS, timeout=600)
 
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[dict[str, dict[str, object]]]:
-    """What the lab answers for each program, two at a time, under roomy limits."""
-    with pytest.MonkeyPatch.context() as patch:
-        for key, value in ROOMY.items():
-            patch.setenv(key, value)
-        load_settings.cache_clear()
-        try:
-            with TestClient(create_app()) as client:
-                def ask(path: Path) -> dict[str, object]:
-                    response = client.post("/api/graph", json={
-                        "code": path.read_text(encoding="utf-8"), "device": "cpu"})
-                    return {"status": response.status_code, **response.json()}
-
-                with ThreadPoolExecutor(2) as threads:
-                    yield dict(zip((p.name for p in PROGRAMS), threads.map(ask, PROGRAMS),
-                                   strict=True))
-        finally:
-            load_settings.cache_clear()
+    with from_the_lab(PROGRAMS) as answers:
+        yield answers
 
 
 def _same(text: object) -> str:

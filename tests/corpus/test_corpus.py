@@ -12,65 +12,33 @@ more.
 
 from __future__ import annotations
 
-import json
-import os
 import re
-import subprocess
-import sys
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from fastapi.testclient import TestClient
 
-from gradient_lab.main import create_app
 from gradient_lab.runner.child.workers import NOTE
-from gradient_lab.settings import load_settings
+from tests.corpus.answers import from_plain_python, from_the_lab
 
 # The first test runs every program, both ways; scripts/test.sh --quick leaves this tier out.
 pytestmark = [pytest.mark.timeout(900), pytest.mark.corpus]
 HERE = Path(__file__).resolve().parent
 PROGRAMS = sorted((HERE / "programs").glob("*.py"))
 _ADDRESS = re.compile(r"0x[0-9a-f]{6,}")
-ROOMY = {"APP_WALL_SECONDS": "30", "APP_CPU_SECONDS": "30", "APP_RUNNER_JOBS": "2",
-         "APP_QUEUE_SECONDS": "120"}
-
 # Programs that do not print what plain Python prints, each with why.
 KNOWN: dict[str, str] = {}
 
 
 @pytest.fixture(scope="module")
 def oracle() -> dict[str, dict[str, object]]:
-    """What plain Python prints for each program, from a process of its own, in the server's
-    environment (as `python program.py` from the shell that started it)."""
-    result = subprocess.run([sys.executable, str(HERE / "plain.py"), "--json",
-                             *map(str, PROGRAMS)], capture_output=True, text=True, check=True,
-                            timeout=900, env=dict(os.environ))
-    return {Path(path).name: answer for path, answer in json.loads(result.stdout).items()}
+    return from_plain_python(PROGRAMS, timeout=900)
 
 
 @pytest.fixture(scope="module")
 def lab() -> Iterator[dict[str, dict[str, object]]]:
-    """What the lab answers for each program, two at a time (one per place to run, so none
-    waits in line and none is moved aside). The limits are roomy: this compares what the
-    programs print, on a machine that may be busy with other tests."""
-    with pytest.MonkeyPatch.context() as patch:
-        for key, value in ROOMY.items():
-            patch.setenv(key, value)
-        load_settings.cache_clear()
-        try:
-            with TestClient(create_app()) as client:
-                def ask(path: Path) -> dict[str, object]:
-                    response = client.post("/api/graph", json={
-                        "code": path.read_text(encoding="utf-8"), "device": "cpu"})
-                    return {"status": response.status_code, **response.json()}
-
-                with ThreadPoolExecutor(2) as threads:
-                    yield dict(zip((p.name for p in PROGRAMS), threads.map(ask, PROGRAMS),
-                                   strict=True))
-        finally:
-            load_settings.cache_clear()
+    with from_the_lab(PROGRAMS) as answers:
+        yield answers
 
 
 def _same(text: str) -> str:
