@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterator
 
 # Each test server keeps its replies in its own memory, so that what one test ran is never
@@ -17,10 +16,6 @@ os.environ.setdefault("APP_ALLOWED_HOSTS", "testserver")
 # The tests are one client running many programs at once (tests/web/test_client_cap.py holds
 # the cap to its promise).
 os.environ.setdefault("APP_CLIENT_PROGRAMS", "1000")
-# Each test process keeps its rooms (and their SQLite kept store) in a folder of its own, so
-# that parallel workers (pytest -n) and other sessions never share the default file in /tmp.
-os.environ.setdefault("APP_ROOM_STORE", os.path.join(
-    tempfile.mkdtemp(prefix="gradient-lab-tests-"), "rooms.sqlite3"))
 # Set before gradient_lab.main is imported: it builds an app, which reads the settings once.
 
 import pytest  # noqa: E402
