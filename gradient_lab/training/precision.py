@@ -72,11 +72,17 @@ def accumulate(*, micro_batches: int, micro_batch: int, seed: int,
     )
 
 
+# Each of the two runs stops here, after at least one step: on a CPU without bfloat16 units
+# autocast can be ten times slower than float32, and the lesson must end within the job's limit.
+RUN_SECONDS = 1.5
+
+
 @dataclass(frozen=True, slots=True)
 class Precision:
     device: str
     dtype: str  # what autocast computed the matmuls in: bfloat16 on a CPU, float16 on a GPU
     scaler: bool  # float16 needs a GradScaler, bfloat16 does not
+    steps: int  # asked for; a run that reached RUN_SECONDS first has fewer losses
     loss_fp32: list[Any]
     loss_amp: list[Any]
     seconds_fp32: float
@@ -90,6 +96,8 @@ def compare_precision(*, steps: int, width: int, batch: int, seed: int,
                       device: torch.device) -> Precision:
     """The same run in float32 and under torch.autocast: loss curves, seconds, peak memory.
 
+    Each run stops at RUN_SECONDS; the difference is taken over the steps both ran.
+
     .. note:: On a CPU autocast uses bfloat16, which keeps float32's exponent range and needs no
        GradScaler; small CPU matmuls often get no faster. On CUDA it uses float16 with a
        GradScaler, which multiplies the loss so small gradients do not flush to zero.
@@ -102,11 +110,12 @@ def compare_precision(*, steps: int, width: int, batch: int, seed: int,
     x, y = x.to(device), y.to(device)
     fp32 = _timed_run(x, y, steps, width, seed, device, None)
     amp = _timed_run(x, y, steps, width, seed, device, dtype)
+    both = min(len(fp32[0]), len(amp[0]))
     return Precision(
         device=device.type, dtype=str(dtype).removeprefix("torch."), scaler=dtype == torch.float16,
-        loss_fp32=plain_list(fp32[0]), loss_amp=plain_list(amp[0]), seconds_fp32=fp32[1],
-        seconds_amp=amp[1], memory_fp32=fp32[2], memory_amp=amp[2],
-        max_loss_difference=(fp32[0] - amp[0]).abs().max().item(),
+        steps=steps, loss_fp32=plain_list(fp32[0]), loss_amp=plain_list(amp[0]),
+        seconds_fp32=fp32[1], seconds_amp=amp[1], memory_fp32=fp32[2], memory_amp=amp[2],
+        max_loss_difference=(fp32[0][:both] - amp[0][:both]).abs().max().item(),
     )
 
 
@@ -124,6 +133,8 @@ def _timed_run(x: torch.Tensor, y: torch.Tensor, steps: int, width: int, seed: i
         torch.cuda.reset_peak_memory_stats(device)
     started = time.perf_counter()
     for _ in range(steps):
+        if losses and time.perf_counter() - started > RUN_SECONDS:
+            break
         optimizer.zero_grad()
         with torch.autocast(device.type, dtype=dtype, enabled=dtype is not None):
             loss = nn.functional.cross_entropy(model(x), y)

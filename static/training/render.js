@@ -101,17 +101,22 @@ function renderPrecision(panel, result) {
   const table = panel.querySelector("table.figures");
   table.hidden = false;
   $("precision-dtype").textContent = `autocast (${result.dtype}${result.scaler ? " + GradScaler" : ""})`;
-  const n = result.loss_fp32.length;
+  const perStep = (seconds, losses) => `${(1000 * seconds / losses.length).toFixed(2)} ms`;
   const cells = {
     seconds_fp32: `${result.seconds_fp32.toFixed(3)} s`, seconds_amp: `${result.seconds_amp.toFixed(3)} s`,
-    step_fp32: `${(1000 * result.seconds_fp32 / n).toFixed(2)} ms`, step_amp: `${(1000 * result.seconds_amp / n).toFixed(2)} ms`,
+    step_fp32: perStep(result.seconds_fp32, result.loss_fp32), step_amp: perStep(result.seconds_amp, result.loss_amp),
     memory_fp32: result.memory_fp32 === null ? t("training.precision.no_memory") : `${(result.memory_fp32 / 2 ** 20).toFixed(1)} MiB`,
     memory_amp: result.memory_amp === null ? t("training.precision.no_memory") : `${(result.memory_amp / 2 ** 20).toFixed(1)} MiB`,
   };
   for (const td of table.querySelectorAll("td[data-key]")) td.textContent = cells[td.dataset.key];
+  // Speed per step, since a run that ran out of its time budget did fewer steps.
+  const speedup = (result.seconds_fp32 / result.loss_fp32.length) / (result.seconds_amp / result.loss_amp.length);
+  const stopped = [["float32", result.loss_fp32], [`autocast ${result.dtype}`, result.loss_amp]]
+    .filter(([, losses]) => losses.length < result.steps)
+    .map(([run, losses]) => " " + t("training.precision.stopped", { run, done: losses.length, steps: result.steps }));
   panel.querySelector(".summary").textContent = t("training.precision.summary." + result.device, {
-    dtype: result.dtype, diff: fmt(result.max_loss_difference), speedup: (result.seconds_fp32 / result.seconds_amp).toFixed(2),
-  });
+    dtype: result.dtype, diff: fmt(result.max_loss_difference), speedup: speedup.toFixed(2),
+  }) + stopped.join("");
 }
 
 function renderNan(panel, hunt) {

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.pages import ZH, after, open_lab, ring_shows, tab_to
+from tests.browser.pages import EN, ZH, after, open_lab, ring_shows, tab_to
 
 pytestmark = pytest.mark.browser
 
@@ -106,6 +106,32 @@ def test_accumulation_and_precision_show_their_numbers(
     after(page, lambda: page.locator("#panel-precision button[type=submit]").click())
     assert "bfloat16" in page.locator("#precision-dtype").inner_text()
     assert _traces(page, "precision-loss") == 2
+    assert EN["training.precision.stopped"].split("}")[1].split("{")[0] not in _summary(page)
+
+
+def test_a_run_stopped_by_its_time_budget_is_said_so(open_page: Any, server: str) -> None:
+    """A CPU slow at bfloat16 stops the autocast run early: the page says after how many steps."""
+    page, _ = open_page(1280, 900)
+
+    def stop_early(route: Any) -> None:  # the server's reply, as a slow CPU would have cut it
+        reply = route.fetch()
+        body = reply.json()
+        body["loss_amp"] = body["loss_amp"][:3]
+        route.fulfill(response=reply, json=body)
+
+    page.route("**/api/training/precision", stop_early)
+    open_lab(page, server + "/training#lesson=precision&precision.steps=12&precision.width=16")
+    expected = EN["training.precision.stopped"].format(run="autocast bfloat16", done=3, steps=12)
+    assert expected in _summary(page)
+    per_step = page.locator('#panel-precision td[data-key="step_amp"]').inner_text()
+    seconds = page.locator('#panel-precision td[data-key="seconds_amp"]').inner_text()
+    # seconds are shown to the millisecond: a third of that is the rounding allowed
+    ms_per_step = 1000 * float(seconds.split()[0]) / 3
+    assert float(per_step.split()[0]) == pytest.approx(ms_per_step, abs=0.2)
+
+
+def _summary(page: Any) -> str:
+    return str(page.locator("#panel-precision .summary").inner_text())
 
 
 def test_the_chinese_training_page(open_page: Any, server: str, artifacts: Path) -> None:

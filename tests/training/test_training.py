@@ -10,6 +10,7 @@ import pytest
 import torch
 from torch import nn
 
+import gradient_lab.training.precision as precision
 from gradient_lab.errors import RequestInvalid, TooLarge
 from gradient_lab.optimizers import Run, make_optimizer, make_scheduler
 from gradient_lab.training import (
@@ -207,6 +208,14 @@ def test_bfloat16_autocast_on_cpu_follows_the_float32_curve() -> None:
     assert (result.dtype, result.scaler, result.memory_amp) == ("bfloat16", False, None)
     assert result.loss_amp[-1] < result.loss_amp[0]
     assert 0 < result.max_loss_difference < 0.05  # rounding shows, but it learns the same
+
+
+def test_each_precision_run_stops_at_its_time_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CPU without bfloat16 units can run autocast ten times slower: the lesson stays bounded."""
+    monkeypatch.setattr(precision, "RUN_SECONDS", 0.0)
+    result = compare_precision(steps=20, width=16, batch=32, seed=0, device=CPU)
+    assert (result.steps, len(result.loss_fp32), len(result.loss_amp)) == (20, 1, 1)
+    assert result.max_loss_difference == abs(result.loss_fp32[0] - result.loss_amp[0])
 
 
 @pytest.mark.cuda

@@ -119,14 +119,16 @@ class AccumulationResponse(BaseModel):
 
 class PrecisionRequest(LessonRequest):
     steps: int = Field(40, ge=1)
-    width: int = Field(256, ge=1)
-    batch: int = Field(512, ge=2)
+    width: int = Field(128, ge=1)
+    batch: int = Field(256, ge=2)
 
 
 class PrecisionResponse(BaseModel):
     device: str
     dtype: str
     scaler: bool
+    steps: int = Field(description="Steps asked for; a run that used up its time budget "
+                                   "(training.precision.RUN_SECONDS) has fewer losses.")
     loss_fp32: list[Any]
     loss_amp: list[Any]
     seconds_fp32: float
