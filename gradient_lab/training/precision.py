@@ -126,7 +126,7 @@ def _timed_run(x: torch.Tensor, y: torch.Tensor, steps: int, width: int, seed: i
     model = build_mlp(2, width, 3, 2).to(device)
     optimizer = torch.optim.Adam(model.parameters(), lr=0.003)
     scaler = torch.amp.GradScaler(device.type, enabled=dtype == torch.float16)
-    losses = []
+    losses: list[torch.Tensor] = []
     cuda = device.type == "cuda"
     if cuda:
         torch.cuda.synchronize(device)
