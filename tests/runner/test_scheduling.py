@@ -75,3 +75,42 @@ def test_a_quick_program_does_not_wait_behind_a_long_one(one_place: Pool, long: 
     assert quick["stdout"] == "tensor([42.])\ntensor([28.])\n"
     assert seconds < 1.0, seconds
     assert str(slow["stdout"]).strip() in ("slept", "done spun")
+
+
+def test_a_waiting_program_gives_up_its_place_at_once() -> None:
+    """A place is a core: one that sleeps leaves it idle, so it goes aside when found asleep,
+    long before its wall-time slice (here made longer than the whole test) would move it."""
+    pool = Pool(PoolConfig(ready=2, jobs=1, long_jobs=16, memory_mb=LIMITS.memory_mb,
+                           max_cpu_seconds=LIMITS.cpu_seconds, slice_wall_seconds=60.0))
+    pool.start()
+    try:
+        async def both() -> tuple[list[dict[str, object]], dict[str, object]]:
+            sleeper = asyncio.create_task(_run(pool, "import time\ntime.sleep(3)\nprint('slept')\n",
+                                               wall=5.0))
+            await asyncio.sleep(0.3)  # the sleeper holds the only place
+            quick = [await _run(pool, S2) for _ in range(3)]
+            assert not sleeper.done()  # each quick one ran while the sleeper slept
+            return quick, await sleeper
+
+        quick, slept = asyncio.run(both())
+    finally:
+        pool.close()
+    assert [q["stdout"] for q in quick] == ["tensor([42.])\ntensor([28.])\n"] * 3
+    assert slept["stdout"] == "slept\n"
+
+
+def test_a_spinner_starved_of_cpu_is_not_taken_for_asleep() -> None:
+    import subprocess
+    import sys
+
+    from gradient_lab.runner.pool.pool import _usage
+
+    sleeping = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    spinning = subprocess.Popen([sys.executable, "-c", "while True: pass"])
+    try:
+        time.sleep(0.5)  # both started; the spinner runnable whether or not it has a core now
+        assert _usage(sleeping.pid)[2] and not _usage(spinning.pid)[2]
+    finally:
+        for process in (sleeping, spinning):
+            process.kill()
+            process.wait()

@@ -4,11 +4,11 @@
 uses no CPU, so that a job's wall limit is met by the jobs that run rather than shared by a
 crowd that all miss it. A new job waits in line for a place and for its share of the memory
 budget. A running job that has had its slice while others wait (CPU for one that computes,
-wall time for one that sleeps or waits on an event) is moved aside: its process is stopped
-(the pool's watch does it) and its place passes on. A freed place goes to the line first, so
-quick programs never wait behind long ones, then to the jobs moved aside, oldest first, which
-continue where they stopped. At most `aside` jobs are moved aside at once; past that a job
-keeps its place. A job's memory is held from its start to its end, aside or not.
+two polls found asleep for one that sleeps or waits on an event) is moved aside: its process
+is stopped (the pool's watch does it) and its place passes on. A freed place goes to the line
+first, so quick programs never wait behind long ones, then to the jobs moved aside, oldest
+first, which continue where they stopped. At most `aside` jobs are moved aside at once; past
+that a job keeps its place. A job's memory is held from its start to its end, aside or not.
 """
 
 from __future__ import annotations

@@ -40,6 +40,9 @@ from gradient_lab.runner.pool.zygote import ZygoteConfig
 
 _log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.025  # how often a running job's CPU (and, on CUDA, its memory) is read
+# A job found waiting this many polls in a row gives up its place to one in line: a place is
+# a core, and a job that sleeps or waits on an event leaves its core idle (issue 26 item 1).
+_IDLE_POLLS = 2
 _KILL_GRACE_SECONDS = 0.5  # past its wall limit, this long for a child to end itself first
 _ENDING_SECONDS = 1.0  # how long to wait for the zygote's word on how a child ended
 # After the zygote is lost: the first wait before starting another, doubling to the last.
@@ -69,7 +72,7 @@ class PoolConfig:
     jobs: int = 4  # jobs at full priority at once
     long_jobs: int = 16  # jobs moved aside (stopped) at once, beyond `jobs`
     slice_cpu_seconds: float = 0.1  # a job's CPU at full speed before it may be moved aside
-    slice_wall_seconds: float = 0.2  # and its wall time, for one that sleeps or waits
+    slice_wall_seconds: float = 0.2  # and its wall time, whatever it does (_IDLE_POLLS sooner)
     memory_budget_mb: int = 1 << 30  # all children's memory together (places.py)
     memory_mb: int = 2048  # per child: address space (CPU), or GPU and resident memory (CUDA)
     max_cpu_seconds: float = 5.0  # the most CPU any job may ask for: the kernel's hard stop
@@ -278,10 +281,13 @@ class Pool:
         ran, then = 0.0, time.monotonic()
         slice_start, slice_cpu = then, 0.0
         alarmed: float | None = None
+        last_cpu, idle = 0.0, 0  # idle: polls in a row found asleep, using next to no CPU
         while True:
             await asyncio.sleep(_POLL_SECONDS)
             now = time.monotonic()
-            cpu, resident = _usage(child.pid)
+            cpu, resident, asleep = _usage(child.pid)
+            idle = idle + 1 if asleep and cpu - last_cpu < _POLL_SECONDS / 2 else 0
+            last_cpu = cpu
             if not ticket.aside:
                 ran += now - then
             then = now
@@ -298,7 +304,8 @@ class Pool:
                                                  "program within its time"))
             if ticket.placed and not ticket.aside and self._places.crowded() and (
                     cpu - slice_cpu >= self.config.slice_cpu_seconds or
-                    now - slice_start >= self.config.slice_wall_seconds):
+                    now - slice_start >= self.config.slice_wall_seconds or
+                    idle >= _IDLE_POLLS):
                 if self._places.step_aside(ticket, child.resume):
                     child.signal(signal.SIGSTOP)
             if ticket.placed and child.resumed:
@@ -464,14 +471,16 @@ async def _ready(fd: int, write: bool = False) -> None:
         unwatch(fd)
 
 
-def _usage(pid: int) -> tuple[float, int]:
-    """(CPU seconds, resident bytes) of a process, from /proc; zeros once it has gone."""
+def _usage(pid: int) -> tuple[float, int, bool]:
+    """(CPU seconds, resident bytes, asleep) of a process, from /proc; zeros once it has gone.
+    Asleep is the kernel's S: waiting (a sleep, an event, a pipe), where a starved job is R."""
     try:
         with open(f"/proc/{pid}/stat") as file:
             fields = file.read().rsplit(")", 1)[1].split()
     except (FileNotFoundError, ProcessLookupError):
-        return 0.0, 0
-    return (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, int(fields[21]) * _PAGE_BYTES
+        return 0.0, 0, False
+    return ((int(fields[11]) + int(fields[12])) / _CLOCK_TICKS, int(fields[21]) * _PAGE_BYTES,
+            fields[0] == "S")
 
 
 def _ended(status: int | None) -> str:
