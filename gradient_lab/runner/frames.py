@@ -35,7 +35,7 @@ from gradient_lab.runner import jsoncheck
 
 _log = logging.getLogger(__name__)
 _HEADER_BYTES = 16 << 10
-_VALUES_ON_THE_LOOP = 50_000  # orjson parses this many in ~30 ms at worst (2 cores here)
+_VALUES_ON_THE_LOOP = 200_000  # jsoncheck checks this many in ~2 ms at worst (here)
 # Four times the largest corpus program's reply (makemore part 3: 520,000, 9 MB); the
 # built-in lessons' hold under 7,000.
 _VALUES_MAX = 2_000_000
@@ -118,9 +118,9 @@ class FrameReader:
 
 
 async def checked(header: dict[str, object], body: bytes) -> Frame:
-    """The frame, its body checked as JSON. A body of few values is parsed here; one of many
+    """The frame, its body checked as JSON. A body of few values is checked here; one of many
     in a process of its own, one at a time: within the byte limit, millions of tiny values cost
-    seconds and a gigabyte to parse (orjson holds the GIL, so a thread would not free the
+    tens of milliseconds to check (simdjson holds the GIL, so a thread would not free the
     event loop), and two such replies must not add up."""
     values = _values(body)
     if values > _VALUES_MAX:

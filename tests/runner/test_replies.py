@@ -39,9 +39,9 @@ def test_an_empty_reply_is_a_502_not_an_empty_200(pool: Pool) -> None:  # noqa: 
 
 def test_a_reply_of_many_tiny_values_is_checked_in_another_process(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    # [[],[],...] costs the parser most for its bytes (tens of ms here for this one): the server's
-    # one event loop must not do it (every other request would wait), nor its threads (the
-    # parser holds the GIL); a small reply, most of them, is checked where it is.
+    # [[],[],...] costs a checker most for its bytes: past the values the loop checks in a few
+    # ms, the server's one event loop must not do it (every other request would wait), nor its
+    # threads (the checker holds the GIL); a small reply, most of them, is checked where it is.
     sent_away: list[int] = []
     checker = frames._checker()
 
@@ -52,7 +52,7 @@ def test_a_reply_of_many_tiny_values_is_checked_in_another_process(
             return checker.submit(fn, *args, **kwargs)
 
     monkeypatch.setattr(frames, "_checker", Recording)
-    large = b"[" + b"[]," * 60_000 + b"[]]"
+    large = b"[" + b"[]," * (frames._VALUES_ON_THE_LOOP // 2) + b"[]]"  # two values each
     small = b'{"nodes": []}'
     stream = b"".join(b'{"kind": "data", "bytes": %d}\n%s' % (len(body), body)
                       for body in (large, small, large[:-1]))
