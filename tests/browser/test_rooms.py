@@ -373,3 +373,38 @@ def test_the_class_sees_the_race_play_in_step_with_the_teacher(
     stopped = teacher.page.evaluate(frame)
     for student in students:
         student.page.wait_for_function(f"{frame} === {stopped}", timeout=FOLLOW_MS)
+
+
+@pytest.mark.timeout(300)
+def test_the_class_sees_the_landscape_paths_play_in_step(
+        screens: Any, servers: tuple[str, str], request: pytest.FixtureRequest) -> None:
+    if not request.node.callspec.params["servers"] == "one server":
+        pytest.skip("playing in step does not depend on the store")
+    here, _ = servers
+    small = "landscape.points=200&landscape.steps=60&landscape.resolution=21"
+    teacher = screens(1280, 720, "en", here)
+    teacher.page.goto(f"{here}/training#lesson=landscape&{small}")
+    teacher.page.wait_for_function("Number(document.body.dataset.runs ?? 0) > 0",
+                                   timeout=90_000)
+    code = _start(teacher)
+    students = [screens(390, 844, "zh-CN", here), screens(1280, 720, "en", here)]
+    for student in students:
+        _join(student, here, code, "", "link")
+    for student in students:
+        _follows(student, _hash(teacher.page))
+        student.page.wait_for_function("Number(document.body.dataset.runs ?? 0) > 0",
+                                       timeout=90_000)
+    panel = "document.getElementById('panel-landscape').dataset"
+    for screen in [teacher, *students]:  # each screen notes the steps it shows as it plays
+        screen.page.evaluate(f"""() => {{ window.noted = new Set();
+            setInterval(() => window.noted.add(Number({panel}.step)), 20); }}""")
+    teacher.page.click("#landscape-play")
+    teacher.page.wait_for_function("location.hash.includes('landscape_view.play=')")
+    playing = _hash(teacher.page)
+    for student in students:
+        _follows(student, playing)
+    for screen in [teacher, *students]:  # every screen plays the paths to their end ...
+        screen.page.wait_for_function(f"{panel}.playing === '0' && {panel}.step === '60'",
+                                      timeout=30_000)
+        shown = screen.page.evaluate("[...window.noted]")
+        assert len([k for k in shown if 0 < k < 60]) >= 2, shown  # ... step by step
