@@ -21,7 +21,7 @@ import torch
 from gradient_lab.errors import ProgramError, TooLarge
 from gradient_lab.optimizers import OPTIMIZERS
 from gradient_lab.runner.child import hints
-from gradient_lab.runner.child.program import FILENAME, Stop, error_line
+from gradient_lab.runner.child.program import FORMULA, Stop, error_line
 from gradient_lab.runner.limits import Limits
 from gradient_lab.tensors import Plain, to_plain
 
@@ -204,7 +204,7 @@ def compile_expr(text: str, limits: Limits) -> SurfaceFn:
         raise TooLarge(f"the surface is {size:,} bytes; the limit is {limits.program_bytes:,}",
                        hint_key="hint.program_too_large")
     try:
-        body = ast.parse(_powers(text), FILENAME).body
+        body = ast.parse(_powers(text), FORMULA).body
     except SyntaxError as error:
         raise ProgramError(f"SyntaxError: {error.msg}", line=error.lineno,
                            hint_key="hint.syntax_error") from None
@@ -217,7 +217,7 @@ def compile_expr(text: str, limits: Limits) -> SurfaceFn:
     function = ast.FunctionDef("surface", arguments, body, [], lineno=1)
     module = ast.fix_missing_locations(ast.Module([function], type_ignores=[]))
     namespace: dict[str, Any] = dict(FORMULA_NAMES)
-    exec(compile(module, FILENAME, "exec"), namespace)  # the learner's, inside the child's walls
+    exec(compile(module, FORMULA, "exec"), namespace)  # the learner's, inside the child's walls
     mapped = torch.vmap(namespace["surface"], randomness="same")
 
     def evaluate(x: torch.Tensor, y: torch.Tensor) -> torch.Tensor:

@@ -2,10 +2,10 @@
 
 Each program runs in a fresh process (forked from one that had imported the modules the lab
 preloads, so neither side pays torch's lazy imports: torch._dynamo alone takes a second at a
-program's first optimizer), in an empty working directory where it is program.py and
-`__main__` (sys.modules["__main__"], `__file__`, sys.argv[0]), with nothing on stdin,
-its text where inspect.getsource finds a script's, and one thread for torch and numpy's BLAS
-(the lab's thread count). No walls and no lab code: plain Python.
+program's first optimizer), in an empty working directory where it is the file program.py,
+compiled from there, and `__main__` (sys.modules["__main__"], `__file__`, sys.argv[0]), with
+nothing on stdin and one thread for torch and numpy's BLAS (the lab's thread count). No walls
+and no lab code: plain Python.
 
     python tests/corpus/plain.py tests/corpus/programs/some_program.py   # prints its output
     python tests/corpus/plain.py --json FILES...   # {file: {stdout, error, line, seconds}}
@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import io
 import json
-import linecache
 import os
 import random
 import sys
@@ -61,15 +60,13 @@ def run(source: str, timeout: float = 60.0) -> tuple[str, str | None, int | None
             with open(main.__file__, "w", encoding="utf-8") as script:
                 script.write(source)
             sys.modules["__main__"] = main
-            for name in ("<program>", main.__file__):
-                linecache.cache[name] = (len(source), None, source.splitlines(True), name)
-            exec(compile(source, "<program>", "exec"), main.__dict__)
+            exec(compile(source, main.__file__, "exec"), main.__dict__)
         except SystemExit as exit_:
             if exit_.code not in (None, 0):
                 error = f"SystemExit: {exit_.code}"
         except BaseException as exc:  # noqa: BLE001 - the program's own error is the answer
             error = f"{type(exc).__name__}: {exc}"
-            line = _program_line(exc)
+            line = _program_line(exc, main.__file__)
         seconds = time.perf_counter() - start
         with os.fdopen(write, "w") as pipe:
             json.dump({"stdout": out.getvalue(), "error": error, "line": line,
@@ -83,12 +80,12 @@ def run(source: str, timeout: float = 60.0) -> tuple[str, str | None, int | None
     return result["stdout"], result["error"], result["line"], result["seconds"]
 
 
-def _program_line(exc: BaseException) -> int | None:
+def _program_line(exc: BaseException, filename: str) -> int | None:
     """The program's line in the traceback Python prints: its last frame in the program."""
     line = None
     tb = exc.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename == "<program>":
+        if tb.tb_frame.f_code.co_filename == filename:
             line = tb.tb_lineno
         tb = tb.tb_next
     return line

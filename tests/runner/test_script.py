@@ -267,3 +267,54 @@ def test_torch_compile_that_must_build_code_meets_the_wall_and_eager_backends_ru
     assert caught.value.hint_key == "hint.compile"  # names torch.compile, not files
     eager = compiled.replace("Linear(3, 2))", "Linear(3, 2), backend='aot_eager')")
     assert _run(pool, eager)["stdout"] == "torch.Size([1, 2])\n"
+
+
+# What a script sees of its own code: inspect names program.py for its functions and classes
+# and reads their text (which the program itself cannot), and a traceback it prints names the
+# file and shows its lines.
+OWN_FILE = """\
+import inspect, os, traceback
+import torch
+
+
+def double(x):
+    return 2 * x
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        return double(x)
+
+
+print(inspect.getfile(double) == __file__, inspect.getfile(Net) == __file__)
+print(os.path.basename(inspect.getsourcefile(double)), double.__code__.co_filename == __file__)
+print(inspect.getsource(Net.forward), end="")
+folder = os.path.dirname(__file__) + os.sep
+try:
+    Net().forward(None)
+except TypeError:
+    print(traceback.format_exc().replace(folder, ""), end="")
+"""
+
+
+def test_a_programs_code_is_program_py_for_inspect_and_tracebacks_as_in_python(
+        pool: Pool, tmp_path: Path) -> None:
+    printed = str(_run(pool, OWN_FILE)["stdout"])
+    assert printed == _plain(tmp_path, OWN_FILE)
+    assert printed.startswith("True True\nprogram.py True\n    def forward(self, x):\n")
+    assert ('  File "program.py", line 19, in <module>\n    Net().forward(None)\n'
+            '  File "program.py", line 11, in forward\n') in printed
+
+
+def test_a_function_of_the_programs_own_is_not_taken_for_torchs_of_that_name(
+        pool: Pool) -> None:
+    code = ("import torch\n\n\ndef clip_grad_norm_(model, limit):\n    for p in model:\n"
+            "        pass\n\n\nclip_grad_norm_(torch.nn.Linear(3, 1), 1.0)\n")
+    with pytest.raises(ProgramError) as caught:
+        _run(pool, code)
+    assert caught.value.line == 5 and "is not iterable" in caught.value.message
+    assert caught.value.hint_key is None
+    torchs = code.replace("clip_grad_norm_(torch", "torch.nn.utils.clip_grad_norm_(torch")
+    with pytest.raises(ProgramError) as caught:
+        _run(pool, torchs)
+    assert caught.value.line == 9 and caught.value.hint_key == "hint.module_not_parameters"

@@ -133,12 +133,13 @@ def _fits(hint: Hint, exc: BaseException, text: str) -> bool:
 
 
 def _functions(tb: TracebackType | None) -> set[str]:
-    """The library functions an error passed through, by name and by qualified name."""
+    """The torch functions an error passed through, by name and by qualified name: by their
+    module, so not the program's own of those names (its module is `__main__`)."""
     names: set[str] = set()
     while tb is not None:
-        code = tb.tb_frame.f_code
-        if not code.co_filename.startswith("<"):  # torch's, not the program's own of that name
-            names.update((code.co_name, code.co_qualname))
+        frame = tb.tb_frame
+        if str(frame.f_globals.get("__name__")).partition(".")[0] == "torch":
+            names.update((frame.f_code.co_name, frame.f_code.co_qualname))
         tb = tb.tb_next
     return names
 

@@ -1,10 +1,10 @@
 """run_program: a learner's program, run as `python program.py` would run it, inside the walls.
 
-It is compiled as written (the filename `<program>`, so tracebacks and lines are the learner's)
-and run by CPython with the real builtins, imports and torch, from the lab's seed, as the
-module `__main__`: in sys.modules while it runs (so its classes and functions pickle, and
-`torch.save(model)` works), with a `__file__` naming program.py in the working directory (a
-file no one can read there, as in a folder the program may not list). What it
+It is compiled as written, as the file program.py in the working directory (so tracebacks,
+lines and `inspect.getfile` name it as Python names a script), and run by CPython with the real
+builtins, imports and torch, from the lab's seed, as the module `__main__`: in sys.modules
+while it runs (so its classes and functions pickle, and `torch.save(model)` works), with that
+`__file__` (a file no one can read there, as in a folder the program may not list). What it
 prints is kept up to a limit; what it leaves behind (its variables) and its error, if any, come
 back as an Execution. The walls are the kernel's (lockin.py): nothing here checks what the
 program may do.
@@ -29,8 +29,11 @@ import torch
 from gradient_lab.errors import AppError, ProgramError, TooLarge
 from gradient_lab.runner.child import hints, threads, workers
 
-FILENAME = "<program>"
 SCRIPT = "program.py"  # sys.argv[0], as `python program.py` was typed
+FORMULA = "<formula>"  # what a descent surface's formula is compiled as (descent/surfaces.py)
+# The file the running program was compiled as (None between runs): its frames are those of
+# code from this file.
+_script: str | None = None
 SEED = 0  # every run starts from it, as `torch.manual_seed(0)` at the top of the program would
 
 
@@ -57,20 +60,18 @@ def run_program(code: str, *, program_bytes: int, stdout_bytes: int) -> Executio
     if size > program_bytes:
         raise TooLarge(f"the program is {size:,} bytes; the limit is {program_bytes:,}",
                        hint_key="hint.program_too_large")
+    path = os.path.join(os.getcwd(), SCRIPT)  # as Python makes it, from the working directory
     try:
-        compiled = compile(code, FILENAME, "exec", dont_inherit=True)
+        compiled = compile(code, path, "exec", dont_inherit=True)
     except SyntaxError as error:  # IndentationError and TabError are SyntaxErrors
         raise ProgramError(f"{type(error).__name__}: {error.msg}", line=error.lineno,
                            hint_key="hint.syntax_error") from None
     except ValueError as error:  # a NUL byte in the source
         raise ProgramError(f"SyntaxError: {error}", hint_key="hint.syntax_error") from None
-    path = os.path.join(os.getcwd(), SCRIPT)  # as runpy makes it, from the working directory
     main = _main_module(path)
-    lines = code.splitlines(keepends=True)
-    # Its text where inspect.getsource (torch.jit.script) and tracebacks look for it, as
-    # they find a program.py on disk: by its code's filename, and by its module's file.
-    for name in (FILENAME, path):
-        linecache.cache[name] = (size, None, lines, name)
+    # Its text where inspect.getsource (torch.jit.script) and tracebacks look for it, as they
+    # find a program.py on disk (no mtime: linecache.checkcache keeps it, though unreadable).
+    linecache.cache[path] = (size, None, code.splitlines(keepends=True), path)
     namespace = main.__dict__
     out = _Output(stdout_bytes)
     failure: AppError | None = None
@@ -108,7 +109,9 @@ def _as_a_script(out: _Output, main: ModuleType) -> Iterator[None]:
         torch.cuda.manual_seed_all(SEED)
     random.seed(SEED)
     np.random.seed(SEED)
-    saved = sys.argv, sys.stdin, sys.stdout, sys.stderr, sys.modules.get("__main__")
+    global _script
+    saved = sys.argv, sys.stdin, sys.stdout, sys.stderr, sys.modules.get("__main__"), _script
+    _script = main.__file__
     sys.modules["__main__"] = main  # pickle finds the program's classes where Python does
     sys.argv = [SCRIPT]
     sys.stdin = io.StringIO()  # input() meets the end of its input, as from </dev/null
@@ -119,7 +122,7 @@ def _as_a_script(out: _Output, main: ModuleType) -> Iterator[None]:
         with workers.without_processes(), threads.at_most():
             yield
     finally:
-        sys.argv, sys.stdin, sys.stdout, sys.stderr, previous = saved
+        sys.argv, sys.stdin, sys.stdout, sys.stderr, previous, _script = saved
         if previous is not None:
             sys.modules["__main__"] = previous
 
@@ -145,15 +148,16 @@ def error_line(exc: BaseException) -> int | None:
     line = None
     tb: TracebackType | None = exc.__traceback__
     while tb is not None:
-        if tb.tb_frame.f_code.co_filename == FILENAME:
+        if is_the_program(tb.tb_frame.f_code.co_filename):
             line = tb.tb_lineno
         tb = tb.tb_next
     return line
 
 
 def is_the_program(filename: str) -> bool:
-    """Whether code compiled from `filename` is the learner's program (run_program's)."""
-    return filename == FILENAME
+    """Whether code compiled from `filename` is the learner's: the program running now
+    (run_program's program.py) or a surface's formula."""
+    return filename == _script or filename == FORMULA
 
 
 def program_line(frame: FrameType | None = None,
