@@ -11,32 +11,18 @@ import { VIEW_FIELDS, drawView, landscapeRequest, play, resume, runsText, seek }
 const $ = (id) => document.getElementById(id);
 const LESSONS = page.choices.lessons;
 
-// Every view is a link: this table is the whole of the page's state in the URL. Each field's
-// default is its lesson's, as the server's schema fills a request in (page.choices.defaults).
+// Every view is a link: this table is the whole of the page's state in the URL. Its fields are
+// each lesson's request as the server's schema fills it in (page.choices.defaults), so a field
+// added to a lesson's schema is in the address, the form and the request with no line here.
 const DEFAULTS = page.choices.defaults;
-const field = (lesson, name, type) => ({ name: `${lesson}.${name}`, type, default: DEFAULTS[lesson][name] });
+const TYPES = { number: Number, boolean: Boolean, string: String };
 const FIELDS = [
   { name: "lesson", type: String, default: "flow" },
-  ...[["depth", Number], ["width", Number], ["activation", String], ["init", String],
-    ["batchnorm", Boolean], ["residual", Boolean], ["steps", Number], ["lr", Number]]
-    .map(([name, type]) => field("flow", name, type)),
-  ...[["dataset", String], ["points", Number], ["noise", Number], ["depth", Number], ["width", Number],
-    ["activation", String], ["optimizer", String], ["lr", Number], ["weight_decay", Number],
-    ["scheduler", String], ["batch_size", Number], ["accumulation", Number], ["clip", String],
-    ["max_norm", Number], ["steps", Number]].map(([name, type]) => field("train", name, type)),
-  field("accumulation", "micro_batches", Number),
-  field("accumulation", "micro_batch", Number),
-  field("precision", "steps", Number),
-  field("precision", "width", Number),
-  field("precision", "batch", Number),
-  field("precision", "device", String),
-  field("nan", "cause", String),
-  field("nan", "fix", String),
-  field("nan", "steps", Number),
-  ...[["dataset", String], ["points", Number], ["noise", Number], ["depth", Number], ["width", Number],
-    ["activation", String], ["steps", Number], ["resolution", Number], ["span", Number], ["shared", Boolean]]
-    .map(([name, type]) => field("landscape", name, type)),
-  { name: "landscape.runs", type: String, default: runsText(DEFAULTS.landscape.runs) },
+  ...Object.entries(DEFAULTS).flatMap(([lesson, defaults]) =>
+    Object.entries(defaults).map(([name, value]) => (Array.isArray(value)
+      // The landscape's runs, as its form writes them: "sgd:0.5,adam:0.02".
+      ? { name: `${lesson}.${name}`, type: String, default: runsText(value) }
+      : { name: `${lesson}.${name}`, type: TYPES[typeof value] ?? String, default: value }))),
   ...VIEW_FIELDS,
 ];
 
