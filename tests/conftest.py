@@ -25,6 +25,15 @@ from gradient_lab.main import create_app  # noqa: E402
 
 
 @pytest.fixture(scope="session")
-def client() -> Iterator[TestClient]:
+def _shared_client() -> Iterator[TestClient]:
     with TestClient(create_app()) as c:
         yield c
+
+
+@pytest.fixture
+def client(_shared_client: TestClient) -> Iterator[TestClient]:
+    """One app for the session, with no cookies from the test before (a ?lang= is remembered in
+    one, and made the next test's English page Chinese)."""
+    _shared_client.cookies.clear()
+    yield _shared_client
+    _shared_client.cookies.clear()

@@ -24,10 +24,11 @@ QUICK = Settings(wall_seconds=1.0, cpu_seconds=1.0)
 
 
 @pytest.fixture(scope="module")
-def quick_client(client: TestClient) -> Iterator[TestClient]:
+def quick_client(_shared_client: TestClient) -> Iterator[TestClient]:
     async def quick() -> Settings:
         return QUICK
 
+    client = _shared_client
     client.app.dependency_overrides[get_settings] = quick  # type: ignore[attr-defined]
     try:
         yield client

@@ -139,7 +139,6 @@ def test_nan_hunt_through_the_api_marks_the_step_and_names_the_op(client: TestCl
 def test_training_page_renders_in_each_language_with_local_plotly(
         client: TestClient, lang: str) -> None:
     response = client.get(f"/training?lang={lang}")
-    client.cookies.clear()  # ?lang= is remembered in a cookie; the shared client must forget it
     assert response.status_code == 200
     html = response.text
     assert f'<html lang="{lang}">' in html
