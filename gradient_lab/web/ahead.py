@@ -47,16 +47,14 @@ def requests() -> Iterator[Ask]:
         yield _ask(graph.run_graph, schemas.GraphRequest.model_validate({"code": example.program}))
     for preset in PRESETS:
         yield from _story(preset)
-    yield _ask(training.flow, schemas.FlowRequest.model_validate({}))
+    for name in schemas.LESSON_SCHEMAS:  # each lesson as its tab opens
+        yield _lesson(name, {})
     for preset in FLOW_PRESETS.values():
         # The page's preset buttons clear these three before they set the preset's own.
-        chosen = {"batchnorm": False, "residual": False, "init": "default", **preset}
-        yield _ask(training.flow, schemas.FlowRequest.model_validate(chosen))
-    yield _ask(training.accumulation, schemas.AccumulationRequest.model_validate({}))
-    yield _ask(training.precision, schemas.PrecisionRequest.model_validate({}))
+        yield _lesson("flow", {"batchnorm": False, "residual": False, "init": "default", **preset})
     for fix in FIXES:
-        yield _ask(training.nan, schemas.NanRequest.model_validate({"fix": fix}))
-    yield _ask(training.landscape, schemas.LandscapeRequest.model_validate({}))
+        if fix != "none":  # the lesson opens with no fix, above
+            yield _lesson("nan", {"fix": fix})
     yield _whole_stream(schemas.TrainRequest.model_validate({}))
 
 
@@ -87,6 +85,11 @@ def _story(preset: dict[str, Any]) -> Iterator[Ask]:
 
 def _ask(route: Callable[..., Awaitable[object]], request: object) -> Ask:
     return lambda runner: route(request, runner)
+
+
+def _lesson(name: str, fields: dict[str, object]) -> Ask:
+    request = schemas.LESSON_SCHEMAS[name][0].model_validate(fields)
+    return lambda runner: training.run_lesson(name, request, runner)
 
 
 def _whole_stream(request: schemas.TrainRequest) -> Ask:

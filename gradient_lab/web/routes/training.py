@@ -15,6 +15,7 @@ from typing import get_args
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, StreamingResponse
+from pydantic import BaseModel
 
 from gradient_lab import i18n, jobs, training
 from gradient_lab.errors import AppError, envelope
@@ -30,9 +31,8 @@ router = APIRouter()
 # gradient_lab.training.LESSONS.
 TABS = ("flow", "train", "accumulation", "precision", "nan", "landscape")
 _REQUESTS: dict[str, type[schemas.LessonRequest]] = {
-    "flow": schemas.FlowRequest, "train": schemas.TrainRequest,
-    "accumulation": schemas.AccumulationRequest, "precision": schemas.PrecisionRequest,
-    "nan": schemas.NanRequest, "landscape": schemas.LandscapeRequest}
+    "train": schemas.TrainRequest,
+    **{name: request for name, (request, _) in schemas.LESSON_SCHEMAS.items()}}
 
 
 @router.get("/training", response_class=HTMLResponse)
@@ -40,37 +40,25 @@ async def training_page(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "training.html", {"choices": _choices()})
 
 
-@router.post("/api/training/flow", response_model=schemas.FlowResponse)
-async def flow(request: schemas.FlowRequest, runner: RunnerDep) -> Response:
-    return await _lesson(runner, "flow", request)
-
-
-@router.post("/api/training/accumulation", response_model=schemas.AccumulationResponse)
-async def accumulation(request: schemas.AccumulationRequest, runner: RunnerDep) -> Response:
-    return await _lesson(runner, "accumulation", request)
-
-
-@router.post("/api/training/precision", response_model=schemas.PrecisionResponse)
-async def precision(request: schemas.PrecisionRequest, runner: RunnerDep) -> Response:
-    return await _lesson(runner, "precision", request)
-
-
-@router.post("/api/training/nan", response_model=schemas.NanResponse)
-async def nan(request: schemas.NanRequest, runner: RunnerDep) -> Response:
-    return await _lesson(runner, "nan", request)
-
-
-@router.post("/api/training/landscape", response_model=schemas.LandscapeResponse)
-async def landscape(request: schemas.LandscapeRequest, runner: RunnerDep) -> Response:
-    return await _lesson(runner, "landscape", request, request.options())
-
-
-async def _lesson(runner: RunnerDep, name: str, request: schemas.LessonRequest,
-                  options: dict[str, object] | None = None) -> Response:
+async def run_lesson(name: str, request: schemas.LessonRequest, runner: RunnerDep) -> Response:
+    """The lesson `name`, run in a child, its reply passed through."""
     return await runner.reply(jobs.lesson, strangers_code=False, name=name,
-                              device=runner.device(request.device),
-                              options=request.model_dump(exclude={"device"}) if options is None
-                              else options)
+                              device=runner.device(request.device), options=request.options())
+
+
+def _lesson_route(name: str, request_type: type[schemas.LessonRequest],
+                  response_type: type[BaseModel]) -> None:
+    """POST /api/training/<name>, for each lesson of schemas.LESSON_SCHEMAS."""
+    async def lesson(request: schemas.LessonRequest, runner: RunnerDep) -> Response:
+        return await run_lesson(name, request, runner)
+
+    lesson.__annotations__["request"] = request_type  # the body FastAPI reads and validates
+    router.add_api_route(f"/api/training/{name}", lesson, methods=["POST"], name=name,
+                         response_model=response_type)
+
+
+for _name, (_request, _response) in schemas.LESSON_SCHEMAS.items():
+    _lesson_route(_name, _request, _response)
 
 
 @router.post("/api/training/run", response_class=StreamingResponse,

@@ -46,6 +46,7 @@ from gradient_lab.web.schemas.graph import (
     VariableOut,
 )
 from gradient_lab.web.schemas.training import (
+    LESSON_SCHEMAS,
     AccumulationRequest,
     AccumulationResponse,
     FlowRequest,
@@ -81,5 +82,5 @@ __all__ = [
     "AccumulationRequest", "AccumulationResponse", "FlowRequest", "FlowResponse", "NanRequest",
     "NanResponse", "OriginOut", "PrecisionRequest", "PrecisionResponse", "TrainChunkOut",
     "TrainDataOut", "TrainRequest", "LessonRequest", "LandscapeRequest", "LandscapeResponse",
-    "LandscapeRunOut", "PathOut", "PlaneOut", "SharedPlaneOut",
+    "LandscapeRunOut", "PathOut", "PlaneOut", "SharedPlaneOut", "LESSON_SCHEMAS",
 ]

@@ -24,6 +24,10 @@ class LessonRequest(BaseModel):
     device: Device = Field("auto", description="Where to train; auto picks CUDA when present.")
     seed: int = Field(0, ge=0, le=2**31 - 1, description="Seeds the data, the init and batches.")
 
+    def options(self) -> dict[str, Any]:
+        """The lesson's keywords (gradient_lab.training.LESSONS), beside its device."""
+        return self.model_dump(exclude={"device"})
+
 
 class FlowRequest(LessonRequest):
     depth: int = Field(20, ge=1, description="Hidden layers (Linear, BatchNorm?, activation).")
@@ -228,3 +232,13 @@ class LandscapeResponse(BaseModel):
     weights: int
     runs: list[LandscapeRunOut]
     shared: SharedPlaneOut | None
+
+
+# Each lesson of gradient_lab.training.LESSONS by name: its request and its reply.
+LESSON_SCHEMAS: dict[str, tuple[type[LessonRequest], type[BaseModel]]] = {
+    "flow": (FlowRequest, FlowResponse),
+    "accumulation": (AccumulationRequest, AccumulationResponse),
+    "precision": (PrecisionRequest, PrecisionResponse),
+    "nan": (NanRequest, NanResponse),
+    "landscape": (LandscapeRequest, LandscapeResponse),
+}
