@@ -37,6 +37,24 @@ def test_every_error_hint_the_app_names_exists() -> None:
     assert len(named) > 20 and named <= keys, named - keys
 
 
+# A key a script names as t("a.b") or a template as strings["a.b"]; one that ends in "." is a
+# prefix the code completes (each lab's own test builds those keys from its menus).
+_NAMED = re.compile(r"""\bt\(\s*["'`]([\w.-]+)["'`]|strings\[["']([\w.-]+)["']\]""")
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_key_a_script_or_template_names_exists(lang: str) -> None:
+    root = I18N.parent.parent
+    scripts = [*(root / "static").rglob("*.js"), *(root / "templates").rglob("*.html")]
+    sources = [path for path in scripts if "vendor" not in path.parts]
+    named = {key: path.relative_to(root) for path in sources
+             for match in _NAMED.findall(path.read_text(encoding="utf-8"))
+             for key in match if key and not key.endswith(".")}
+    assert len(named) > 250  # every page's scripts were read
+    strings = _load(lang)
+    assert {key: str(path) for key, path in named.items() if key not in strings} == {}
+
+
 @pytest.mark.parametrize(
     ("header", "lang"),
     [
