@@ -152,7 +152,9 @@ def test_training_page_renders_in_each_language_with_local_plotly(
 
 def _keys_the_page_uses() -> set[str]:
     """Every i18n key the template and training.js name, the menus' keys built from choices."""
-    template = (ROOT / "templates" / "training.html").read_text(encoding="utf-8")
+    template = "".join(path.read_text(encoding="utf-8") for path in
+                       [ROOT / "templates" / "training.html",
+                        *sorted((ROOT / "templates" / "training").glob("*.html"))])
     script = (ROOT / "static" / "training.js").read_text(encoding="utf-8")
     used = set(re.findall(r"""strings\[["']([\w.]+)["']\]""", template))
     used |= {key for key in re.findall(r"""\bt\(["']([\w.]+)["']""", script)
@@ -167,8 +169,8 @@ def _keys_the_page_uses() -> set[str]:
              "nan.cause": "causes", "nan.fix": "fixes", "flow.preset": "flow_presets"}
     for prefix, menu in menus.items():
         used |= {f"training.{prefix}.{name}" for name in choices[menu]}
-    used |= {f"training.tab.{lesson}" for lesson in ("flow", "train", "accumulation",
-                                                     "precision", "nan")}
+    used |= {f"training.{part}.{lesson}" if part == "tab" else f"training.{lesson}.{part}"
+             for lesson in choices["lessons"] for part in ("tab", "intro")}
     used |= {f"training.device.{d}" for d in ("auto", "cpu", "cuda")}
     used |= {f"training.flow.verdict.{v}" for v in ("vanishing", "exploding", "healthy")}
     used |= {f"training.nan.phase.{p}" for p in ("forward", "backward", "update")}
