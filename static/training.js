@@ -5,7 +5,6 @@
 import { ApiError, markStale, postEvents, postJSON, renderFailure } from "./api.js";
 import { now, page, t } from "./page.js";
 import { followHash, readState, writeState } from "./urlstate.js";
-import { RENDER, renderTraining } from "./training/render.js";
 import { VIEW_FIELDS, drawView, landscapeRequest, play, resume, runsText, seek } from "./training/landscape.js";
 
 const $ = (id) => document.getElementById(id);
@@ -27,6 +26,9 @@ const FIELDS = [
 ];
 
 const state = { values: {}, running: null };
+
+// Each lesson draws with its own script, static/training/<lesson>.js, found by its name.
+const lessonScript = (lesson) => import(`./training/${lesson}.js`);
 
 // --- State: URL ↔ form fields -----------------------------------------------------------------
 
@@ -84,7 +86,9 @@ async function run(lesson) {
     if (lesson === "train") {
       await train(requestOf("train"), results);
     } else {
-      RENDER[lesson](panel, await postJSON(`/api/training/${lesson}`, requestOf(lesson)));
+      const [{ render }, result] = await Promise.all([lessonScript(lesson),
+        postJSON(`/api/training/${lesson}`, requestOf(lesson))]);
+      render(panel, result);
       drawn(results);
     }
     results.dataset.request = request;
@@ -143,7 +147,7 @@ async function train(body, results) {
       run.data = chunk.data ?? run.data;
       last = chunk;
       const done = chunk.start + chunk.loss.length;
-      renderTraining(run, chunk);
+      (await lessonScript("train")).render(run, chunk);
       drawn(results);
       const key = chunk.diverged ? "training.progress.diverged" : "training.progress.step";
       setProgress(done, chunk.total, key, { accuracy: (100 * chunk.accuracy).toFixed(1) });

@@ -63,7 +63,7 @@ function axisTitles(grid) {
   return grid.explained.map((share, i) => t("training.landscape.pc", { k: i + 1, share: (100 * num(share)).toFixed(1) }));
 }
 
-export function renderLandscape(panel, result) {
+export function render(panel, result) {
   shown.result = result;
   // The run's menu is the result's runs: pick the one the address names once they are there.
   const select = panel.querySelector('[name="landscape_view.run"]');
