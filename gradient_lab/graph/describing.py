@@ -24,12 +24,14 @@ from gradient_lab.tensors import (
 
 
 def program_names(namespace: dict[str, object]) -> tuple[dict[int, str], dict[int, str],
-                                                         dict[int, str]]:
+                                                         dict[int, str], dict[str, str]]:
     """The program's names, by id: each tensor's first name (parameters as model.0.weight),
-    each module's last name, and the module holding each parameter, by that module's last."""
+    each module's last name, and the module holding each parameter, by that module's last;
+    and each module name's class (model.0: Sequential)."""
     tensors: dict[int, str] = {}
     modules: dict[int, str] = {}
     owners: dict[int, str] = {}
+    classes: dict[str, str] = {}
     for name, value in namespace.items():
         if isinstance(value, torch.Tensor):
             tensors.setdefault(id(value), name)
@@ -40,6 +42,7 @@ def program_names(namespace: dict[str, object]) -> tuple[dict[int, str], dict[in
                 named = [(name, value)]
             for sub, module in named:
                 modules[id(module)] = sub
+                classes[sub] = type(module).__name__
             seen: set[int] = set()
             for sub, module in named:  # named_parameters(), without walking the modules again
                 for key, param in vars(module).get("_parameters", {}).items():
@@ -47,7 +50,7 @@ def program_names(namespace: dict[str, object]) -> tuple[dict[int, str], dict[in
                         seen.add(id(param))
                         tensors.setdefault(id(param), f"{sub}.{key}")
                         owners[id(param)] = sub
-    return tensors, modules, owners
+    return tensors, modules, owners, classes
 
 
 def describe_tensor(kind: str, name: str | None, op: str | None, t: torch.Tensor | None,

@@ -151,3 +151,4 @@ class Graph:
     truncated: bool
     omitted: str | None = None  # why no graph is drawn: it is past the node limit
     optimizer_steps: list[OptimizerStep] = field(default_factory=list)
+    modules: dict[str, str] = field(default_factory=dict)  # each module name's class

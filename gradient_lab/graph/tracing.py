@@ -64,7 +64,8 @@ class _Builder:
         self.recorder = recorder
         self.limit = recorder.limits.graph_nodes
         # The namespace holds every value named, so an id is its value's alone.
-        self._name_of, self.module_names, self.owners = program_names(execution.namespace)
+        self._name_of, self.module_names, self.owners, self.module_classes = program_names(
+            execution.namespace)
         self.made = recorder.produced
         # A grad_fn's Python object is only reused while someone holds it: keep each one, so
         # that the walk's next_functions hands back the same objects and ids match.
@@ -128,7 +129,8 @@ class _Builder:
                      first_nonfinite=self._first_nonfinite(),
                      truncated=self.recorder.untraced_calls > 0,
                      optimizer_steps=[self._optimizer_step(e)
-                                      for e in self.recorder.optimizer_events])
+                                      for e in self.recorder.optimizer_events],
+                     modules=self._module_classes())
 
     # --- nodes ---------------------------------------------------------------------------------
 
@@ -271,6 +273,13 @@ class _Builder:
         for source, mods in consumers.items():
             if len(mods) == 1 and None not in mods:
                 inner[source].module = next(iter(mods))
+
+    def _module_classes(self) -> dict[str, str]:
+        """The class of each module a node is in and of each module around it (model.0, model)."""
+        names = {node.module for node in self.order if node.module}
+        around = {name.rsplit(".", i)[0] for name in names for i in range(name.count(".") + 1)}
+        return {name: self.module_classes[name] for name in sorted(around)
+                if name in self.module_classes}
 
     def _edge(self, source: str, target: str, kind: str, index: int | None) -> None:
         key = (source, target, kind, index)

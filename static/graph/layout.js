@@ -2,6 +2,7 @@
 // Pure functions over plain data; `dagre` is the vendored global.
 
 import { nodeName, opShort } from "./chain.js";
+import { blockRuns } from "./blocks.js";
 import { valuesSeen } from "./steps.js";
 import { flat, fmt, isSummary, shapeText } from "./tensors.js";
 
@@ -22,11 +23,15 @@ export function buildView(graph, { simple = false, expanded = new Set(), only = 
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const hidden = (n) => simple && (n.kind === "const" || (n.kind === "op" && VIEW_OPS.has(n.op)));
   const calls = moduleCalls(graph, byId, rollUp);
-  // The box a node is drawn in: its own, or its folded module call's.
+  const runs = blockRuns(graph, calls);
+  // The box a node is drawn in: its own, its folded module call's, or its run of blocks'.
   const boxOf = (id) => {
     const call = calls.get(id);
-    return call && !expanded.has(call.module) ? call.box : id;
+    if (call && !expanded.has(call.module)) return call.box;
+    const run = runs.get(id);
+    return run && !expanded.has(run.module) ? run.box : id;
   };
+  const folded = (id) => (calls.get(id)?.box === boxOf(id) ? calls.get(id) : runs.get(id));
   const inputs = new Map();
   for (const e of graph.edges) {
     if (!inputs.has(e.target)) inputs.set(e.target, []);
@@ -52,7 +57,7 @@ export function buildView(graph, { simple = false, expanded = new Set(), only = 
     const id = boxOf(n.id);
     if (id === n.id) nodes.set(id, { id, kind: n.kind, members: [n.id], node: n, seen: valuesSeen(graph, n) });
     else if (nodes.has(id)) nodes.get(id).members.push(n.id);
-    else nodes.set(id, { id, kind: "module", module: moduleKey(n), label: calls.get(n.id).label, members: [n.id], node: null });
+    else nodes.set(id, { id, kind: "module", module: folded(n.id).module, label: folded(n.id).label, members: [n.id], node: null });
   }
   const edges = new Map();
   for (const e of graph.edges) {
@@ -105,13 +110,13 @@ function moduleCalls(graph, byId, rollUp) {
     const module = moduleKey(byId.get(id));
     const roots = components.get(module);
     const i = roots.indexOf(find(id));
-    if (rollUp && roots.length > 1) calls.set(id, { module, box: `module:${module}:all`, label: `${module} ×${roots.length}` });
-    else calls.set(id, { module, box: `module:${module}:${i}`, label: roots.length > 1 ? `${module} #${i + 1}` : module });
+    if (rollUp && roots.length > 1) calls.set(id, { module, call: i, box: `module:${module}:all`, label: `${module} ×${roots.length}` });
+    else calls.set(id, { module, call: i, box: `module:${module}:${i}`, label: roots.length > 1 ? `${module} #${i + 1}` : module });
   }
   for (const n of graph.nodes) {
     const roots = components.get(moduleKey(n));
-    if (n.kind === "leaf" && roots?.length === 1) calls.set(n.id, { module: moduleKey(n), box: `module:${moduleKey(n)}:0`, label: moduleKey(n) });
-    else if (n.kind === "leaf" && roots && rollUp) calls.set(n.id, calls.get(roots[0]));  // into the ×N box
+    if (n.kind === "leaf" && roots?.length === 1) calls.set(n.id, { module: moduleKey(n), call: 0, box: `module:${moduleKey(n)}:0`, label: moduleKey(n) });
+    else if (n.kind === "leaf" && roots && rollUp) calls.set(n.id, { ...calls.get(roots[0]), shared: true });  // into the ×N box
   }
   return calls;
 }

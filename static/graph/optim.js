@@ -118,6 +118,14 @@ function largest(param, update) {
   return { index, update: values[best], before: flat(param.before)[best], after: flat(param.after)[best] };
 }
 
+// before and after with the digits it takes to tell them apart (a step of 3e-6 on -0.2392
+// would read -0.2392 → -0.2392), up to float32's.
+function apart(before, after) {
+  let digits = 4;
+  while (digits < 8 && num(before) !== num(after) && fmtNumber(before, digits) === fmtNumber(after, digits)) digits += 1;
+  return { before: fmtNumber(before, digits), after: fmtNumber(after, digits) };
+}
+
 function heatRow(param, update, t) {
   const values = signedScale([param.before, param.after]);  // before and after on one scale
   const big = largest(param, update);
@@ -129,7 +137,7 @@ function heatRow(param, update, t) {
       heatFigure(t("graph.optim.update"), update, signedScale([update])),
       heatFigure(t("graph.optim.after"), param.after, values)),
     h("p", { class: "optim-largest" }, t("graph.optim.largest", {
-      at, update: fmtNumber(big.update), before: fmtNumber(big.before), after: fmtNumber(big.after) })),
+      at, update: fmtNumber(big.update), ...apart(big.before, big.after) })),
     h("details", { class: "optim-numbers" }, h("summary", {}, t("graph.optim.numbers")),
       h("div", { class: "optim-scroll" }, [param.before, param.grad, update, param.after].map((v, i) =>
         h("div", { class: "optim-number" }, h("p", { class: "muted small" },

@@ -146,10 +146,11 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     const id = event.points?.[0]?.customdata;
     if (!id) return;
     if (id.startsWith("module:")) {
-      const module = id.split(":")[1];
-      state.expanded.add(module);
+      const box = state.view.nodes.find((v) => v.id === id);
+      state.expanded.add(box.module);
       // Keep what was opened on screen: centre on its nodes.
-      layout({ focus: (v) => v.node?.module?.split(".")[0] === module });
+      const members = new Set(box.members);
+      layout({ focus: (v) => v.members.some((m) => members.has(m)) });
       return;
     }
     state.selected = id;
@@ -204,7 +205,11 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     renderInspector($("inspector"), node, node && knownGrad(node, sv), t, {
       onClose: () => { state.selected = null; renderSteps(); },
       onLine,
-      onCollapse: (module) => { state.expanded.delete(module); state.selected = null; layout(); },
+      onCollapse: (module) => {  // the module call, and every run of blocks opened in it
+        for (const key of state.expanded) if (key === module || key.startsWith(`${module}.`)) state.expanded.delete(key);
+        state.selected = null;
+        layout();
+      },
     });
     if (g?.nodes?.length) draw(sv);
     else Plotly.react($("graph"), [], { xaxis: { visible: false }, yaxis: { visible: false }, margin: { l: 0, r: 0, t: 0, b: 0 } }, { displaylogo: false });

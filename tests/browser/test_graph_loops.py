@@ -399,3 +399,43 @@ def test_one_module_called_four_times_in_a_forward_is_one_box_marked_x4(
     assert not any("×4" in b for b in opened), opened
     assert sum(b.startswith("layer.weight") for b in opened) == 1, opened
     assert not problems.items, problems.items
+
+
+# A real teaching program's step(): 刘二大人's multi-feature model, Linear(8, 6) first (SGD).
+_LIUER = Path(__file__).parents[1] / "corpus/programs/zh__liuer_multi_feature.py"
+_CELLS = """grid => [...grid.querySelectorAll('span')].map((c) => c.getBoundingClientRect())
+  .map((r) => Math.min(r.width, r.height))"""
+
+
+@pytest.mark.parametrize(("program", "param"), [
+    ("liuer", "model.linear1.weight"), ("adam", "model.0.weight")])
+@pytest.mark.parametrize("lang", LANGS)
+def test_step_heat_maps_are_readable_on_the_projector(
+        open_page: Any, server: str, artifacts: Path, lang: str, program: str,
+        param: str) -> None:
+    page, problems = open_page(1920, 1080)
+    open_lab(page, server + f"/?lang={lang}&present=1")
+    _run_program(page, _LIUER.read_text(encoding="utf-8") if program == "liuer" else _MLP)
+    while not page.locator("#chain .optim-table").count():
+        page.locator("#next").click()
+    row = page.locator(f'#chain tr[data-param="{param}"]')
+    row.scroll_into_view_if_needed()
+    page.mouse.move(0, 0)
+    page.screenshot(path=artifacts / f"graph-step-heat-{program}-{lang}-1920x1080-present.png")
+    page.locator("#chain").screenshot(
+        path=artifacts / f"graph-step-heat-{program}-{lang}-1920x1080-present-chain.png")
+    grids = row.locator(".heat-grid")
+    assert grids.count() == 4  # before, .grad, update, after
+    for i in range(4):
+        cells = grids.nth(i).evaluate(_CELLS)
+        assert len(cells) > 3 and min(cells) >= 14, (i, min(cells))  # cells a room can see
+    px = "el => parseFloat(getComputedStyle(el).fontSize)"
+    assert row.locator("figcaption").first.evaluate(px) >= 16
+    largest = row.locator(".optim-largest")
+    assert largest.evaluate(px) >= 20
+    # the largest change shows, however small: before → after told apart
+    *_, moved, before, after_step = _numbers(largest.inner_text())
+    assert moved != 0 and before != after_step, largest.inner_text()
+    scroll = page.locator("#chain .optim-scroll").first
+    assert scroll.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+    assert not problems.items, problems.items

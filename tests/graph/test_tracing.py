@@ -296,6 +296,18 @@ def test_module_calls_group_their_ops_and_parameters() -> None:
     assert modules["SumBackward0"] is None
 
 
+def test_the_graph_names_the_class_of_each_module_its_nodes_are_in_and_around() -> None:
+    program = (CORPUS / "d2lzh__parameters_nested_blocks.py").read_text(encoding="utf-8")
+    g = run(program + "unused = nn.Tanh()\n")
+    namespace: dict[str, object] = {}
+    exec(compile(program, "<p>", "exec"), namespace)
+    rgnet = namespace["rgnet"]
+    assert isinstance(rgnet, torch.nn.Module)
+    assert g.modules == {f"rgnet.{k}".removesuffix("."): type(m).__name__
+                         for k, m in rgnet.named_modules()}
+    assert g.modules["rgnet.0.block 2"] == "Sequential" and g.modules["rgnet.0.block 2.1"] == "ReLU"
+
+
 def test_retain_grad_keeps_a_non_leaf_gradient() -> None:
     g = run("import torch\na = torch.ones(2, requires_grad=True)\nb = a * 3\nb.retain_grad()\n"
             "b.sum().backward()\n")

@@ -143,3 +143,6 @@ class GraphResponse(BaseModel):
                                                   "still are.")
     optimizer_steps: list[OptimizerStepOut] = Field(
         default_factory=list, description="What each optimizer.step() and zero_grad() did.")
+    modules: dict[str, str] = Field(
+        default_factory=dict, description="The class of each module the nodes are in, and of "
+                                          "the modules around those (model.0: Sequential).")
