@@ -73,7 +73,7 @@ class Race:
     runs: list[Trajectory]
 
 
-class _Runner:
+class _Stepper:
     """One run's optimizer, scheduler and clipping, stepping its view of its row of P."""
 
     def __init__(self, run: Run, row: torch.Tensor, grad: torch.Tensor, steps: int) -> None:
@@ -162,7 +162,7 @@ def race(fn: SurfaceFn, start: tuple[float, float], steps: int, runs: list[Run],
     xs, ys = (c.detach().requires_grad_() for c in columns)
     xs.grad, ys.grad = grad_columns  # backward adds into these in place
     seed_grad = torch.ones(n, dtype=DTYPE, device=device)  # d(sum of the losses)/d(loss_r)
-    runners = [_Runner(run, rows[r], grad[r], steps) for r, run in enumerate(runs)]
+    steppers = [_Stepper(run, rows[r], grad[r], steps) for r, run in enumerate(runs)]
     xi = None
     if noise:
         generator = torch.Generator(device).manual_seed(seed)
@@ -170,10 +170,10 @@ def race(fn: SurfaceFn, start: tuple[float, float], steps: int, runs: list[Run],
     points = torch.empty(steps + 1, n, 2, dtype=DTYPE, device=device)
     losses = torch.empty(steps + 1, n, dtype=DTYPE, device=device)
     grads = torch.empty(steps, n, 2, dtype=DTYPE, device=device)
-    clipped = torch.empty_like(grads) if any(r.clip is not None for r in runners) else grads
+    clipped = torch.empty_like(grads) if any(r.clip is not None for r in steppers) else grads
     states: list[torch.Tensor] = []  # one flat row per step: every run's state, side by side
     held: list[torch.Tensor] = []
-    clipping = [runner for runner in runners if runner.clip is not None]
+    clipping = [stepper for stepper in steppers if stepper.clip is not None]
     points[0] = rows
     for k in range(steps):
         grad.zero_()  # every run's zero_grad, in one op
@@ -189,24 +189,24 @@ def race(fn: SurfaceFn, start: tuple[float, float], steps: int, runs: list[Run],
         losses[k] = f.detach()
         grads[k] = grad
         if clipping:
-            for runner in clipping:
-                runner.clip(runner.params)  # type: ignore[misc]
+            for stepper in clipping:
+                stepper.clip(stepper.params)  # type: ignore[misc]
             clipped[k] = grad
         seen = loss.detach()
-        for r, runner in enumerate(runners):
-            runner.step(seen, r)
+        for r, stepper in enumerate(steppers):
+            stepper.step(seen, r)
         points[k + 1] = rows
         if k == 0:
             # torch.optim makes each state tensor on the first step and updates it in place
             # after, so the same tensors are read each step (the oracle tests pin this).
-            held = [t for runner in runners for _, ts in runner.state() for t in ts]
+            held = [t for stepper in steppers for _, ts in stepper.state() for t in ts]
         states.append(torch.cat(held) if held else torch.empty(0, dtype=DTYPE))
     with torch.no_grad():
         losses[steps] = fn(rows[:, 0], rows[:, 1])
-    return _trajectories(runners, points, losses, grads, clipped, states)
+    return _trajectories(steppers, points, losses, grads, clipped, states)
 
 
-def _trajectories(runners: list[_Runner], points: torch.Tensor, losses: torch.Tensor,
+def _trajectories(steppers: list[_Stepper], points: torch.Tensor, losses: torch.Tensor,
                   grads: torch.Tensor, clipped: torch.Tensor,
                   states: list[torch.Tensor]) -> list[Trajectory]:
     steps = grads.shape[0]
@@ -216,28 +216,28 @@ def _trajectories(runners: list[_Runner], points: torch.Tensor, losses: torch.Te
     state = torch.stack(states) if states else torch.empty(0, 0)
     out: list[Trajectory] = []
     offset = 0
-    for r, runner in enumerate(runners):
+    for r, stepper in enumerate(steppers):
         bad = (~finite[:, r]).nonzero()
         diverged = int(bad[0]) if bad.numel() else None
         end = steps if diverged is None else diverged  # a diverged run stops where it blew up
-        lrs = runner.lrs(end)
+        lrs = stepper.lrs(end)
         run_state: dict[str, Plain] = {}
-        for key, ts in runner.state():
+        for key, ts in stepper.state():
             width = sum(t.numel() for t in ts)
             run_state[key] = _plain(state[:end, offset:offset + width])
             offset += width
         out.append(Trajectory(
-            label=runner.run.label or runner.run.optimizer,
-            optimizer=runner.run.optimizer,
-            settings=runner.settings(),
-            rule=update_rule(runner.run.optimizer, runner.settings()),
+            label=stepper.run.label or stepper.run.optimizer,
+            optimizer=stepper.run.optimizer,
+            settings=stepper.settings(),
+            rule=update_rule(stepper.run.optimizer, stepper.settings()),
             points=_plain(points[:end + 1, r]),
             loss=_plain(losses[:end + 1, r]),
             grad=_plain(grads[:end, r]),
             grad_norm=_plain(norms[:end, r]),
             grad_norm_clipped=_plain(clipped_norms[:end, r]),
             lr=lrs[0],
-            lr_y=lrs[1] if runner.run.lr_y is not None else None,
+            lr_y=lrs[1] if stepper.run.lr_y is not None else None,
             state=run_state,
             diverged_at=diverged,
         ))
