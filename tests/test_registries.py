@@ -1,0 +1,100 @@
+"""One concept, one declaration (issue 29 item 4): an optimizer, a surface and a lesson added to
+their registries, in a copy of the package, reach the schema, the page data and the tests with
+no other line changed. The copy is edited as a newcomer would edit the source."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# Each entry, written into its registry's source just after the registry's opening line.
+ADDITIONS = {
+    "gradient_lab/optimizers.py": (
+        "OPTIMIZERS: dict[str, OptimizerKind] = {\n",
+        '    "dummy": OptimizerKind(SGD, {}, _SGD, {"en": "Dummy", "zh-CN": "假的"},\n'
+        '                           "#000000", "star", "dot", _sgd_rule, lr_like="sgd"),\n'),
+    "gradient_lab/descent/surfaces.py": (
+        "SURFACES: dict[str, Surface] = {s.name: s for s in (\n",
+        '    Surface("dummybowl", "x**2 + y**2", r"x^2 + y^2", _quadratic,\n'
+        "            x_range=(-2, 2), y_range=(-2, 2), start=(-1.5, 1.8), minima=((0, 0),),\n"
+        '            lrs={"sgd": 0.1, "momentum": 0.05, "adam": 0.1}, steps=60),\n'),
+    "gradient_lab/training/__init__.py": (
+        "LESSONS: dict[str, Callable[..., object]] = {\n",
+        '    "dummy": accumulate,\n'),
+    "gradient_lab/web/schemas/training.py": (
+        "LESSON_SCHEMAS: dict[str, tuple[type[LessonRequest], type[BaseModel]]] = {\n",
+        '    "dummy": (AccumulationRequest, AccumulationResponse),\n'),
+}
+
+# Run in the copy: what the schema and the pages say of the three new entries.
+PROBE = """
+import json, re
+from fastapi.testclient import TestClient
+from gradient_lab.main import create_app
+
+with TestClient(create_app()) as client:
+    schema = client.get("/openapi.json").json()["components"]["schemas"]
+    page = client.get("/descent").text
+data = json.loads(re.search(r'id="page-data">(.*?)</script>', page, re.S).group(1))
+print(json.dumps({
+    "optimizer_names": schema["RunIn"]["properties"]["optimizer"]["enum"],
+    "surface_names": schema["DescentRequest"]["properties"]["surface"]["anyOf"][0]["enum"],
+    "paths": sorted(create_app().openapi()["paths"]),
+    "page_optimizers": sorted(data["optimizers"]),
+    "page_surfaces": sorted(s["name"] for s in data["surfaces"]),
+}))
+"""
+
+
+@pytest.fixture(scope="module")
+def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The package and its tests, copied, with the three entries added to their registries."""
+    root = tmp_path_factory.mktemp("newcomer")
+    ignore = shutil.ignore_patterns("__pycache__", "artifacts", "*.pyc")
+    for part in ("gradient_lab", "tests", "templates", "static", "pyproject.toml"):
+        source = ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, root / part, ignore=ignore)
+        else:
+            shutil.copy(source, root / part)
+    for name, (after, entry) in ADDITIONS.items():
+        path = root / name
+        text = path.read_text(encoding="utf-8")
+        assert text.count(after) == 1, f"{name} no longer opens its registry with {after!r}"
+        path.write_text(text.replace(after, after + entry), encoding="utf-8")
+    return root
+
+
+def _run(copy: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(copy)}
+    return subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True,
+                          text=True, timeout=300, check=False)
+
+
+def test_the_new_entries_reach_the_schema_and_the_pages(copy: Path) -> None:
+    done = _run(copy, "-c", PROBE)
+    assert done.returncode == 0, done.stderr[-3000:]
+    seen = json.loads(done.stdout.strip().splitlines()[-1])
+    assert "dummy" in seen["optimizer_names"] and "dummy" in seen["page_optimizers"]
+    assert "dummybowl" in seen["surface_names"] and "dummybowl" in seen["page_surfaces"]
+    assert "/api/training/dummy" in seen["paths"]
+
+
+def test_the_registries_tests_take_the_new_entries(copy: Path) -> None:
+    # Collected from the copy: each test parametrized over a registry has a case for the new
+    # entry; the surface's own checks (formula as typed, minimum, lr) also pass for it.
+    done = _run(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--co",
+                "tests/descent/test_surfaces.py", "tests/test_optimizers.py")
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "[dummybowl]" in done.stdout and "[dummy]" in done.stdout
+    ran = _run(copy, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+               "tests/descent/test_surfaces.py", "-k", "dummybowl")
+    assert ran.returncode == 0 and " passed" in ran.stdout, ran.stdout[-3000:]
