@@ -97,5 +97,10 @@ async def test_a_screen_that_falls_behind_gets_the_latest_state_not_a_backlog(
             await rooms.store.lead(CODE, TOKEN, Lead(address=f"/#step={step}"), time.time(),
                                    LIMITS)
             await asyncio.sleep(0.15)
-        assert await _next_address(watcher) == "/#step=4"
+        # The screen reads only now: it skips to the newest state (one older one at most, if
+        # the store's tick has not yet seen the last lead on a busy machine), never a backlog.
+        skipped = []
+        while (address := await _next_address(watcher)) != "/#step=4":
+            skipped.append(address)
+        assert len(skipped) <= 1, skipped
         assert await watcher.next(0.3) is None  # nothing queued behind it
