@@ -5,11 +5,13 @@
 import { markStale, postJSON } from "./api.js";
 import { copyLink, now, t } from "./page.js";
 import { changed, followHash, readState, writeState } from "./urlstate.js";
-import { fmt, moveCursor, renderCharts, renderSurface, showFrameOnSurface, showFuture } from "./descent/render.js";
+import { fmt, moveCursor, renderCharts, renderSurface, showFrameOnSurface, showFuture }
+  from "./descent/render.js";
 import { canon, readRunEditor, renderRunEditor, wireRunEditor } from "./descent/form.js";
 import { renderError, renderLegend, renderRules, showLegendFrame } from "./descent/panels.js";
 import { SURFACES, formulaOf, presetState, ranges, runsList, startPoint, surfaceBody } from "./descent/setup.js";
-import { onRoom, pointQuestions, predictTraces, predicting, tapPlot, wirePredict } from "./descent/predict.js";
+import { onRoom, pointQuestions, predictTraces, predicting, raced, tapPlot, wirePredict }
+  from "./descent/predict.js";
 
 const $ = (id) => document.getElementById(id);
 const DEFAULT_PRESET = "rosenbrock";
@@ -142,6 +144,7 @@ async function race({ keepFrame = false, compare = false } = {}) {
     showError(null);
     if (state.sweep) showSwept(result.runs);
     await render();
+    raced();
     performance.mark("descent:drawn");
     if (!keepFrame) play();
     else if (state.play) run();
@@ -428,7 +431,10 @@ window.gradientLab = {
     }
     runs.forEach((run, r) => asked.push({ kind: "yesno", prompt: "room.q.diverge", params: { run: labels[r] },
                                           answer: run.diverged_at === null ? "no" : "yes" }));
-    if (state.view !== "3d" && new Set(labels).size === labels.length) asked.push(...pointQuestions(runs, labels, ranges(state)));
+    // Where each run gets: on the 2D plot, where a tap can say it.
+    if (state.view !== "3d" && new Set(labels).size === labels.length) {
+      asked.push(...pointQuestions(runs, labels, ranges(state)));
+    }
     return asked;
   },
   room: onRoom,

@@ -26,7 +26,13 @@ export function wirePredict(pageHooks) {
   $("predict-reveal").addEventListener("click", () => room.reveal?.());
 }
 
-const point = () => (room.question?.kind === "point" ? room.question : null);
+// Revealed questions whose race has given way to another on this screen: their taps were about
+// that race, not this one.
+const done = new Set();
+const point = () => {
+  const question = room.question;
+  return question?.kind === "point" && !done.has(question.id) ? question : null;
+};
 const mineOf = (question) => (room.mine?.question === question.id ? room.mine.value : null);
 const three = (v) => Number(Number(v).toPrecision(3));
 
@@ -43,9 +49,18 @@ export function pointQuestions(runs, labels, { x_range, y_range }) {
     const k = run.points.length - 1;
     const [x, y] = run.points[k].map(num);
     const on = x >= x_range[0] && x <= x_range[1] && y >= y_range[0] && y <= y_range[1];
-    return on ? [{ kind: "point", prompt: "room.q.where", params: { run: labels[r], steps: String(k) },
-      answer: `${x},${y}`, x_range, y_range }] : [];
+    const params = { run: labels[r], steps: String(k) };
+    const answer = `${x},${y}`;
+    return on ? [{ kind: "point", prompt: "room.q.where", params, answer, x_range, y_range }] : [];
   });
+}
+
+// A new race is drawn: a revealed question is over.
+export function raced() {
+  const question = point();
+  if (!question?.revealed) return;
+  done.add(question.id);
+  onRoom({});
 }
 
 // The room changed (room.js calls this on each of its events).
@@ -106,16 +121,19 @@ export function predictTraces() {
   const xs = taps.map((tap) => tap.x);
   const ys = taps.map((tap) => tap.y);
   const name = t("descent.predict.taps");
+  const bins = question ? { autobinx: false, autobiny: false, xbins: cells(question.x_range),
+    ybins: cells(question.y_range) } : {};
+  const heat = [[0, `rgba(${HEAT}, 0)`], [0.2, `rgba(${HEAT}, 0.3)`], [1, `rgba(${HEAT}, 0.75)`]];
   return [
     { uid: "predict-heat", type: "histogram2dcontour", x: xs, y: ys, visible: xs.length > 0, name,
       hoverinfo: "skip", showscale: false, ncontours: 6, line: { width: 0, smoothing: 1.3 },
       contours: { coloring: "fill", showlines: false },
-      colorscale: [[0, `rgba(${HEAT}, 0)`], [0.2, `rgba(${HEAT}, 0.3)`], [1, `rgba(${HEAT}, 0.75)`]],
-      ...(question ? { autobinx: false, autobiny: false, xbins: cells(question.x_range), ybins: cells(question.y_range) } : {}) },
+      colorscale: heat, ...bins },
     { uid: "predict-taps", type: "scatter", mode: "markers", x: xs, y: ys, name, hoverinfo: "skip",
       marker: { color: `rgb(${HEAT})`, size: 8, line: { color: "#ffffff", width: 1.5 } } },
-    { uid: "predict-mine", type: "scatter", mode: "markers", x: mine ? [mine[0]] : [], y: mine ? [mine[1]] : [],
-      name: t("descent.predict.yours"), hoverinfo: "skip", cliponaxis: false,
+    { uid: "predict-mine", type: "scatter", mode: "markers", x: mine ? [mine[0]] : [],
+      y: mine ? [mine[1]] : [], name: t("descent.predict.yours"), hoverinfo: "skip",
+      cliponaxis: false,
       marker: { symbol: "circle-open", size: 24, color: "#1f2328", line: { width: 3 } } },
   ];
 }

@@ -39,8 +39,8 @@ const ysOf = (run) => run.points.map((p) => num(p[1]));
 
 // The surface with every run's path (its future faintly, unless `future` is false), the minima,
 // each run at step `frame`, and the `overlay` traces over them all (2D).
-export function renderSurface(el, grid, runs, { view, frame, basins = null, minima = [], strings = {}, previous = [],
-                                                future = true, overlay = [] }) {
+export function renderSurface(el, grid, runs, { view, frame, basins = null, minima = [], strings = {},
+                                                previous = [], future = true, overlay = [] }) {
   const { z, shaded } = surfaceValues(grid);
   const traces = [];
   const style = styles(runs);

@@ -94,7 +94,8 @@ function summary(t, question, crowd) {
 }
 
 function answerLine(t, question) {
-  const answer = question.kind === "number" ? fmt(question.answer) : shown(t, question, question.answer);
+  const answer = question.kind === "number" ? fmt(question.answer)
+    : shown(t, question, question.answer);
   return el("p", { class: "room-answer" }, t("room.answer.is", { answer }));
 }
 
@@ -151,8 +152,11 @@ export function renderStudentQuestion(box, t, question, crowd, mine, onAnswer) {
     }
     // A point is answered by a tap on the page's plot (static/descent/predict.js).
     if (question.kind === "point") parts.push(el("p", { class: "room-tap-here" }, t("room.tap.here")));
-    else parts.push(question.kind === "number" ? numberForm(t, value, onAnswer) : choices(t, question, value, onAnswer));
-    if (value !== null) parts.push(el("p", { class: "room-sent muted" }, t("room.sent", { value: asText(value) })));
+    else if (question.kind === "number") parts.push(numberForm(t, value, onAnswer));
+    else parts.push(choices(t, question, value, onAnswer));
+    if (value !== null) {
+      parts.push(el("p", { class: "room-sent muted" }, t("room.sent", { value: asText(value) })));
+    }
     return [...parts, live];
   });
   if (crowd) live.append(summary(t, question, crowd));

@@ -129,3 +129,11 @@ def test_the_class_predicts_where_a_run_will_be_and_the_reveal_plays_it_everywhe
     assert far.count() == 2 and far.first.inner_text().endswith("✓")
     teacher.page.screenshot(path=artifacts / f"predict-teacher-reveal-{mode}-1920x1080.png")
     phone.page.screenshot(path=artifacts / f"predict-student-reveal-{mode}-390x844.png")
+
+    # Another race: the taps were about the last one, and leave every plot.
+    teacher.page.select_option("#preset", "ravine")
+    teacher.page.wait_for_function("location.hash.includes('preset=ravine')")
+    for screen in (teacher, laptop, phone):
+        screen.page.locator("#predict-note").wait_for(state="hidden", timeout=90_000)
+        screen.page.wait_for_function(f"{HEAT.format('predict-heat')}?.visible === false",
+                                      timeout=30_000)
