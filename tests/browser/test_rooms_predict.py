@@ -44,8 +44,9 @@ def test_the_class_predicts_where_a_run_will_be_and_the_reveal_plays_it_everywhe
     here, there = servers
     mode = request.node.callspec.params["servers"].split(",")[0].replace(" ", "-")
     teacher = screens(1920, 1080, "en", here)
-    # A race opened by its address waits for Play: the class has not seen it run.
-    teacher.page.goto(f"{here}/descent#preset={PRESET}")
+    # On the projector (presentation mode), a race opened by its address waits for Play: the
+    # class has not seen it run.
+    teacher.page.goto(f"{here}/descent?present=1#preset={PRESET}")
     teacher.page.wait_for_function("Number(document.body.dataset.races ?? 0) > 0",
                                    timeout=90_000)
     code = _start(teacher)
@@ -104,9 +105,14 @@ def test_the_class_predicts_where_a_run_will_be_and_the_reveal_plays_it_everywhe
         assert student.page.evaluate(HEAT.format("predict-taps") + ".x.length") == 0
     teacher.page.click("#room-close")  # the plot whole, for the projector
     teacher.page.screenshot(path=artifacts / f"predict-teacher-taps-{mode}-1920x1080.png")
+    stepper = teacher.page.locator("#scrub").bounding_box()
+    assert stepper["y"] + stepper["height"] <= 1080  # the note over the plot leaves it on screen
     phone.page.screenshot(path=artifacts / f"predict-student-tap-{mode}-390x844.png")
 
-    # Reveal: every screen plays the race from its start, in step, through the taps.
+    # Reveal: every screen plays the race from its start, in step, through the taps; at a
+    # quarter of the speed (24 s), so that even the projector's plot, which this shared 2-core
+    # machine draws only a few times a second (heat map or not), shows steps on the way.
+    teacher.page.select_option("#speed", "0.25")
     for screen in (teacher, laptop, phone):
         screen.page.evaluate("""() => { window.noted = new Set();
             setInterval(() => window.noted.add(Number(document.body.dataset.frame)), 20); }""")
@@ -116,7 +122,7 @@ def test_the_class_predicts_where_a_run_will_be_and_the_reveal_plays_it_everywhe
     for student in (laptop, phone):
         _follows(student, playing)
     for screen in (teacher, laptop, phone):
-        screen.page.wait_for_function(f"{FRAME} === 1000", timeout=30_000)
+        screen.page.wait_for_function(f"{FRAME} === 1000", timeout=60_000)
         shown = screen.page.evaluate("[...window.noted]")
         assert len([k for k in shown if 0 < k < 1000]) >= 2, shown
         assert screen.page.evaluate("document.body.classList.contains('predicting')") is False
@@ -124,10 +130,12 @@ def test_the_class_predicts_where_a_run_will_be_and_the_reveal_plays_it_everywhe
     assert phone.page.get_attribute("#predict-note", "data-right") == "true"
     assert laptop.page.get_attribute("#predict-note", "data-right") == "false"
     assert phone.t("descent.predict.right").split("(")[0] in phone.page.inner_text("#predict-note")
-    teacher.page.click("#room-toggle")
+    teacher.page.screenshot(path=artifacts / f"predict-teacher-reveal-{mode}-1920x1080.png")
+    teacher.page.click("#room-toggle")  # the panel lists each tap's distance, nearest first
     far = teacher.page.locator("#room-question-teacher .room-tap-list li")
     assert far.count() == 2 and far.first.inner_text().endswith("✓")
-    teacher.page.screenshot(path=artifacts / f"predict-teacher-reveal-{mode}-1920x1080.png")
+    far.first.scroll_into_view_if_needed()
+    teacher.page.screenshot(path=artifacts / f"predict-teacher-distances-{mode}-1920x1080.png")
     phone.page.screenshot(path=artifacts / f"predict-student-reveal-{mode}-390x844.png")
 
     # Another race: the taps were about the last one, and leave every plot.
