@@ -5,10 +5,13 @@
 import { markStale, postJSON } from "./api.js";
 import { copyLink, now, t } from "./page.js";
 import { changed, followHash, readState, writeState } from "./urlstate.js";
-import { fmt, moveCursor, renderCharts, renderSurface, showFrameOnSurface } from "./descent/render.js";
+import { fmt, moveCursor, renderCharts, renderSurface, showFrameOnSurface, showFuture }
+  from "./descent/render.js";
 import { canon, readRunEditor, renderRunEditor, wireRunEditor } from "./descent/form.js";
 import { renderError, renderLegend, renderRules, showLegendFrame } from "./descent/panels.js";
 import { SURFACES, formulaOf, presetState, ranges, runsList, startPoint, surfaceBody } from "./descent/setup.js";
+import { onRoom, pointQuestions, predictTraces, predicting, raced, tapPlot, wirePredict }
+  from "./descent/predict.js";
 
 const $ = (id) => document.getElementById(id);
 const DEFAULT_PRESET = "rosenbrock";
@@ -141,6 +144,7 @@ async function race({ keepFrame = false, compare = false } = {}) {
     showError(null);
     if (state.sweep) showSwept(result.runs);
     await render();
+    raced();
     performance.mark("descent:drawn");
     if (!keepFrame) play();
     else if (state.play) run();
@@ -194,8 +198,10 @@ const chartStrings = () => ({ loss: t("descent.chart.loss"), lr: t("descent.char
 
 async function render() {
   const runs = state.race.runs;
-  await renderSurface($("plot"), state.grid, runs, { view: state.view, frame: state.k,
-    basins: state.basins ? state.basinsMap : null, minima: SURFACES[state.surface]?.minima ?? [], previous: state.previous,
+  // While the class predicts, nothing on the plot tells where the runs go.
+  await renderSurface($("plot"), state.grid, runs, { view: state.view, frame: shownFrame(),
+    basins: state.basins ? state.basinsMap : null, minima: SURFACES[state.surface]?.minima ?? [],
+    previous: state.previous, future: !predicting(), overlay: predictTraces(),
     strings: { loss: t("descent.col.loss"), minimum: t("descent.minimum"), before: t("descent.before"),
                diverged: (k) => t("descent.diverged", { k }) } });
   $("minimum-note").hidden = !SURFACES[state.surface]?.minima.length;
@@ -219,13 +225,17 @@ function showError(err, retry) {
 // Step k everywhere at once: markers, travelled paths and labels, chart cursors, legend numbers.
 function showFrame() {
   const runs = state.race?.runs ?? [];
-  showFrameOnSurface($("plot"), runs, state.k);
-  moveCursor(charts(), state.k);
-  showLegendFrame($("legend").querySelector("tbody"), runs, state.k);
-  $("scrub").value = String(state.k);
-  $("position").textContent = t("descent.position", { k: state.k, n: lastFrame() });
-  document.body.dataset.frame = String(state.k);
+  const k = shownFrame();
+  showFrameOnSurface($("plot"), runs, k);
+  moveCursor(charts(), k);
+  showLegendFrame($("legend").querySelector("tbody"), runs, k);
+  $("scrub").value = String(k);
+  $("position").textContent = t("descent.position", { k, n: lastFrame() });
+  document.body.dataset.frame = String(k);
 }
+
+// While the class predicts, every screen shows the start, whatever step its address names.
+const shownFrame = () => (predicting() ? 0 : state.k);
 
 // --- Playback ---------------------------------------------------------------------------------
 
@@ -246,9 +256,11 @@ function play() {
   run();
 }
 
-// Move the frame by the clock while the address says the race plays.
+// Move the frame by the clock while the address says the race plays (and the class is not
+// predicting where it goes).
 function run() {
   stopClock();
+  if (predicting()) return;
   $("play").setAttribute("aria-pressed", "true");
   $("play").textContent = t("descent.pause");
   const k0 = state.k;
@@ -370,7 +382,7 @@ $("copy-link").addEventListener("click", async () => {
 // The start is where the learner clicks on the contour.
 function onPlotClick(event) {
   const point = event.points?.[0];
-  if (!point || state.view === "3d" || state.busy) return;
+  if (!point || state.view === "3d" || tapPlot(event) || state.busy) return;
   state.start = `${fmt(point.x)},${fmt(point.y)}`;
   state.preset = "";
   state.runs = JSON.stringify(readRunEditor($("runs")));
@@ -419,6 +431,23 @@ window.gradientLab = {
     }
     runs.forEach((run, r) => asked.push({ kind: "yesno", prompt: "room.q.diverge", params: { run: labels[r] },
                                           answer: run.diverged_at === null ? "no" : "yes" }));
+    // Where each run gets: on the 2D plot, where a tap can say it.
+    if (state.view !== "3d" && new Set(labels).size === labels.length) {
+      asked.push(...pointQuestions(runs, labels, ranges(state)));
+    }
     return asked;
   },
+  room: onRoom,
 };
+// Predict the path: the race waits at its start while the class taps, and plays on the reveal.
+wirePredict({
+  redraw: () => {
+    if (!state.race) return;
+    showFuture($("plot"), !predicting());
+    showFrame();
+    if (state.play && !state.timer) run();
+  },
+  hold: stopClock,
+  rewind: () => { pause(); setFrame(0); save(); },
+  replay: () => { setFrame(0); play(); },
+});

@@ -4,7 +4,9 @@
 // A lab's state is its address, so following is navigation: the teacher's page sends
 // path + hash whenever it changes, and a following page opens it (same path: a hash change,
 // which the page follows; another path: a new page). Pages offer questions through one small
-// contract, window.gradientLab = {questions(): [{kind, prompt, params, choices, answer}]}.
+// contract, window.gradientLab = {questions(): [{kind, prompt, params, choices, answer}]}, and
+// a page that answers a question itself (a point: a tap on the descent lab's plot) hears of the
+// room through window.gradientLab.room({role, question, crowd, mine, answer, reveal}).
 // Membership lives in localStorage (code, role, student id); the teacher's token never reaches
 // a script: it is an HttpOnly cookie. A page that is in no room fetches nothing.
 
@@ -164,7 +166,9 @@ function onRoom(view) {
   document.body.classList.toggle("room-asking", Boolean(view.question && !view.question.revealed));
   if (room.member.role === "student") {
     if (!room.away) follow(view.address);
-    if (fresh) {
+    if (fresh && view.question.kind === "point") {
+      openPanel(false);  // it is answered on the page's plot, which the panel would cover
+    } else if (fresh) {
       openPanel(true);  // a new question: the student should see it without looking for it
       $("room-status").textContent = t("room.question.new");
     } else if (view.question?.revealed && $("room-status").textContent === t("room.question.new")) {
@@ -218,16 +222,22 @@ async function ask(question) {
   await attempt(() => api("question", {
     kind: question.kind, prompt: question.prompt, params: question.params ?? {},
     choices: question.choices ?? [], answer: String(question.answer), where: location.pathname,
+    x_range: question.x_range ?? null, y_range: question.y_range ?? null,
   }));
 }
 
+const reveal = () => attempt(() => api("reveal"));
+
+// Whether the answer was taken (a refusal is shown in the panel, opened for a tap's).
 async function answer(value) {
   const question = room.view.question;
-  await attempt(async () => {
+  const taken = await attempt(async () => {
     await api("answer", { student: room.member.student, question: question.id, value });
     save({ ...room.member, mine: { question: question.id, value } });
     render();
   });
+  if (!taken && question.kind === "point") openPanel(true);
+  return taken;
 }
 
 // --- Drawing -------------------------------------------------------------------------------
@@ -244,6 +254,17 @@ function render() {
   $("room-rejoin").hidden = !(role === "student" && room.away);
   if (role === "teacher") renderTeacher(member);
   if (role === "student") renderStudent(member);
+  tellPage(role);
+}
+
+// The page's own part in a question, where it has one; a page's failure is its own.
+function tellPage(role) {
+  try {
+    window.gradientLab?.room?.({ role, question: room.view?.question ?? null, crowd: room.crowd,
+      mine: room.member?.mine ?? null, answer, reveal });
+  } catch (err) {
+    console.error(err);
+  }
 }
 
 function renderTeacher(member) {
@@ -252,8 +273,7 @@ function renderTeacher(member) {
   $("room-link").href = member.link;
   renderUnreachable($("room-unreachable"), member.unreachable);
   if (room.crowd) renderWho($("room-students"), $("room-nicknames"), t, room.crowd);
-  renderTeacherQuestion($("room-question-teacher"), t, room.view?.question, room.crowd,
-    () => attempt(() => api("reveal")));
+  renderTeacherQuestion($("room-question-teacher"), t, room.view?.question, room.crowd, reveal);
   if (room.asked === null) renderAsks();
 }
 

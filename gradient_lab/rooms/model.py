@@ -24,7 +24,7 @@ class Question:
     (the params fill it in), so each student reads it in their own language."""
 
     id: str
-    kind: str  # "number", "choice" or "yesno"
+    kind: str  # "number", "choice", "yesno" or "point"
     prompt: str
     params: dict[str, str]
     choices: tuple[str, ...]
@@ -34,6 +34,9 @@ class Question:
     # A number question's answers lie within [low, high] (questions.py sets them).
     low: float | None = None
     high: float | None = None
+    # A point question's answers lie on the plot it was asked on: x in x_range, y in y_range.
+    x_range: tuple[float, float] | None = None
+    y_range: tuple[float, float] | None = None
 
 
 @dataclass(frozen=True, slots=True)

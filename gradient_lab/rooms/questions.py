@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import statistics
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
@@ -20,13 +21,17 @@ PROMPTS: dict[str, tuple[str, ...]] = {
     "room.q.vanish": ("depth",),     # training lab: do the first layer's gradients vanish
     "room.q.explode": ("depth",),    # training lab: do they explode
     "room.q.nan": ("steps",),        # training lab: does the loss become NaN or inf
+    "room.q.where": ("run", "steps"),  # descent lab: where this run is after so many steps
 }
-KINDS = ("number", "choice", "yesno")
+KINDS = ("number", "choice", "yesno", "point")
 YES_NO = ("yes", "no")
 BINS = 8  # a number question's histogram: one bar per value up to this many, else this many bins
 # The largest size a number question's answers (its true one too) may have: far past any
 # gradient a lesson shows, and far enough inside a float's range that the tally stays finite.
 LARGEST = 1e15
+# A tap on the plot is right this near the true point, as a share of the plot's width: the
+# descent lab's own "reaches the minimum" (static/descent.js, questions).
+NEAR = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +39,25 @@ class Bar:
     label: str
     count: int
     right: bool | None  # None until the answer is revealed
+
+
+@dataclass(frozen=True, slots=True)
+class Tap:
+    x: float
+    y: float
+    distance: float | None  # to the true point, once revealed
+    right: bool | None
+
+
+@dataclass(frozen=True, slots=True)
+class Taps:
+    """A point question's answers: each tap (ordered by place, not by student), their median
+    point, and how near the true one a tap must be to be right."""
+
+    count: int
+    median: tuple[float, float] | None
+    near: float
+    taps: list[Tap]
 
 
 def check_address(address: str, limit: int) -> str:
@@ -63,8 +87,10 @@ def check_question(question: Question, limit: int) -> Question:
     if question.kind == "choice" and (len(choices) < 2 or len(set(choices)) != len(choices)):
         raise RequestInvalid("a choice question needs two or more different choices",
                              hint_key="hint.room_question")
-    if question.kind == "number" and choices:
-        raise RequestInvalid("a number question has no choices", hint_key="hint.room_question")
+    if question.kind in ("number", "point") and choices:
+        raise RequestInvalid(f"a {question.kind} question has no choices",
+                             hint_key="hint.room_question")
+    _check_plot(question)
     canonical = replace(question, choices=tuple(choices))
     if question.kind == "number":
         canonical = replace(canonical, low=None, high=None)
@@ -74,6 +100,21 @@ def check_question(question: Question, limit: int) -> Question:
     elif question.low is not None or question.high is not None:
         raise RequestInvalid("only a number question has a range", hint_key="hint.room_question")
     return replace(canonical, answer=check_answer(canonical, question.answer))
+
+
+def _check_plot(question: Question) -> None:
+    """A point question, and only one, names the plot it was asked on: two ranges, each from
+    low to high within ±LARGEST."""
+    ranges = {"x": question.x_range, "y": question.y_range}
+    if (question.kind == "point") != (None not in ranges.values()) or \
+            list(ranges.values()).count(None) == 1:
+        raise RequestInvalid("a point question, and only one, has the plot's x and y ranges",
+                             hint_key="hint.room_question")
+    for name, (low, high) in ((n, r) for n, r in ranges.items() if r is not None):
+        if not -LARGEST <= low < high <= LARGEST:
+            raise RequestInvalid(f"a point question's {name} range must run from low to high "
+                                 f"within ±{LARGEST:g}, not {low:g} to {high:g}",
+                                 hint_key="hint.room_question")
 
 
 def _range(truth: float, low: float | None, high: float | None) -> tuple[float, float]:
@@ -91,6 +132,8 @@ def _range(truth: float, low: float | None, high: float | None) -> tuple[float, 
 def check_answer(question: Question, value: str) -> str:
     """`value` as the question's canonical answer text: a number within the question's range
     ("14.0"), or one of its choices."""
+    if question.kind == "point":
+        return repr_point(_on_plot(question, value))
     if question.kind == "number":
         try:
             number = float(value)
@@ -108,9 +151,41 @@ def check_answer(question: Question, value: str) -> str:
     return value
 
 
+def _on_plot(question: Question, value: str) -> tuple[float, float]:
+    """A point answer "x,y" that lies on the question's plot, as numbers."""
+    (x0, x1), (y0, y1) = question.x_range or (0, 0), question.y_range or (0, 0)
+    try:
+        x, y = (float(part) for part in value.split(","))
+    except ValueError:  # not two parts, or not numbers
+        x = y = math.nan
+    if not (x0 <= x <= x1 and y0 <= y <= y1):  # NaN too
+        raise RequestInvalid(f"the answer must be a point x,y on the plot, x from {x0:g} to "
+                             f"{x1:g} and y from {y0:g} to {y1:g}, not {value[:40]!r}",
+                             hint_key="hint.room_point")
+    return x, y
+
+
+def repr_point(point: tuple[float, float]) -> str:
+    return f"{point[0]!r},{point[1]!r}"
+
+
+def _point(value: str) -> tuple[float, float]:
+    x, y = value.split(",")
+    return float(x), float(y)
+
+
+def distance(question: Question, value: str) -> float:
+    """How far a point answer lies from the true one, in the plot's units."""
+    (x, y), (tx, ty) = _point(value), _point(question.answer)
+    return math.hypot(x - tx, y - ty)
+
+
 def is_right(question: Question, value: str) -> bool:
     """Whether an answer matches the true one: numbers within 1e-4, relative (absolute below
-    1), as the graph lab's own "predict" check (static/graph/steps.js, matches)."""
+    1), as the graph lab's own "predict" check (static/graph/steps.js, matches); a point
+    within NEAR of the plot's width."""
+    if question.kind == "point":
+        return distance(question, value) <= _near(question)
     if question.kind != "number":
         return value == question.answer
     got, want = float(value), float(question.answer)
@@ -120,6 +195,8 @@ def is_right(question: Question, value: str) -> bool:
 def tally(question: Question, answers: Iterable[str]) -> list[Bar]:
     """The class's answers as bars: one per choice, or a histogram of the numbers."""
     values = list(answers)
+    if question.kind == "point":
+        return []  # taps() tells them
     if question.kind != "number":
         chosen = Counter(values)
         return [Bar(c, chosen[c], _right(question, c)) for c in question.choices]
@@ -141,6 +218,24 @@ def tally(question: Question, answers: Iterable[str]) -> list[Bar]:
         bars.append(Bar(f"{_fmt(start)} – {_fmt(end)}", counts[i],
                         inside if question.revealed else None))
     return bars
+
+
+def taps(question: Question, answers: Iterable[str]) -> Taps:
+    """A point question's taps, with their distance to the true point once it is revealed."""
+    points = sorted(_point(value) for value in answers)
+    median = (statistics.median(x for x, _ in points),
+              statistics.median(y for _, y in points)) if points else None
+    shown = []
+    for point in points:
+        value = repr_point(point)
+        far = distance(question, value) if question.revealed else None
+        shown.append(Tap(point[0], point[1], far, _right(question, value)))
+    return Taps(len(points), median, _near(question), shown)
+
+
+def _near(question: Question) -> float:
+    x0, x1 = question.x_range or (0, 0)
+    return NEAR * (x1 - x0)
 
 
 def _right(question: Question, value: str) -> bool | None:

@@ -56,13 +56,17 @@ def dump_question(question: Question) -> str:
     return json.dumps({"id": question.id, "kind": question.kind, "prompt": question.prompt,
                        "params": question.params, "choices": list(question.choices),
                        "answer": question.answer, "where": question.where,
-                       "low": question.low, "high": question.high})
+                       "low": question.low, "high": question.high,
+                       "x_range": question.x_range, "y_range": question.y_range})
 
 
 def load_question(text: str | None, revealed: bool) -> Question | None:
     if not text:
         return None
     plain = json.loads(text)
+    x_range, y_range = (plain.get(name) for name in ("x_range", "y_range"))
     return Question(plain["id"], plain["kind"], plain["prompt"], plain["params"],
                     tuple(plain["choices"]), plain["answer"], revealed, plain.get("where", ""),
-                    plain.get("low"), plain.get("high"))
+                    plain.get("low"), plain.get("high"),
+                    None if x_range is None else (x_range[0], x_range[1]),
+                    None if y_range is None else (y_range[0], y_range[1]))

@@ -1,5 +1,6 @@
 """What a screen is sent: the room (the same for everyone) and its crowd (the teacher's view
-has the live tally and the nicknames; the class sees the tally once the answer is revealed)."""
+has the live tally, a point question's taps, and the nicknames; the class sees the tally and
+the taps once the answer is revealed)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from dataclasses import asdict
 
 from gradient_lab.rooms.codes import shown
 from gradient_lab.rooms.model import Question, Room
-from gradient_lab.rooms.questions import is_right, tally
+from gradient_lab.rooms.questions import is_right, tally, taps
 
 
 def current_question(room: Room) -> Question | None:
@@ -28,6 +29,7 @@ def room_view(room: Room) -> dict[str, object]:
             "id": question.id, "kind": question.kind, "prompt": question.prompt,
             "params": question.params, "choices": list(question.choices),
             "revealed": question.revealed, "low": question.low, "high": question.high,
+            "x_range": question.x_range, "y_range": question.y_range,
             # Never before the reveal: a student's browser would show it to anyone who looks.
             "answer": question.answer if question.revealed else None,
         },
@@ -45,5 +47,7 @@ def crowd_view(room: Room, teacher: bool) -> dict[str, object]:
         if question and question.revealed else None,
         "bars": [asdict(bar) for bar in tally(question, answers)]
         if question and shows_tally else None,
+        "taps": asdict(taps(question, answers))
+        if question and question.kind == "point" and shows_tally else None,
         "nicknames": [s.nickname for s in room.students if s.nickname] if teacher else None,
     }

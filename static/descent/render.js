@@ -37,8 +37,10 @@ function base(title) {
 const xsOf = (run) => run.points.map((p) => num(p[0]));
 const ysOf = (run) => run.points.map((p) => num(p[1]));
 
-// The surface with every run's path, the minima, and each run at step `frame`.
-export function renderSurface(el, grid, runs, { view, frame, basins = null, minima = [], strings = {}, previous = [] }) {
+// The surface with every run's path (its future faintly, unless `future` is false), the minima,
+// each run at step `frame`, and the `overlay` traces over them all (2D).
+export function renderSurface(el, grid, runs, { view, frame, basins = null, minima = [], strings = {},
+                                                previous = [], future = true, overlay = [] }) {
   const { z, shaded } = surfaceValues(grid);
   const traces = [];
   const style = styles(runs);
@@ -62,7 +64,7 @@ export function renderSurface(el, grid, runs, { view, frame, basins = null, mini
     }
   }
   if (view !== "3d") traces.push(...previousTraces(previous, runs.length, strings.before));
-  layouts.set(el, { first: traces.length, view, strings });
+  layouts.set(el, { first: traces.length, view, strings, runs: runs.length });
   const box = { x: [grid.x[0], grid.x[grid.x.length - 1]], y: [grid.y[0], grid.y[grid.y.length - 1]] };
   runs.forEach((run, r) => {
     const { color, symbol, dash } = style[r];
@@ -73,7 +75,7 @@ export function renderSurface(el, grid, runs, { view, frame, basins = null, mini
         marker: { color, size: 6, symbol: SYMBOL_3D[symbol] ?? "circle", line: { color: "#fff", width: 1 } } });
     } else {
       traces.push({ type: "scatter", mode: "lines", x: xs, y: ys, hoverinfo: "skip", name: run.label,
-        line: { color, width: 1.2, dash: "dot" }, opacity: 0.55 });
+        line: { color, width: 1.2, dash: "dot" }, opacity: 0.55, visible: future });
       traces.push({ type: "scatter", mode: "lines", x: [], y: [], hoverinfo: "skip", line: { color: "#ffffff", width: LINE + 3.5 },
         opacity: 0.9 });
       traces.push({ type: "scatter", mode: "lines", x: [], y: [], hoverinfo: "skip", name: run.label, line: { color, width: LINE, dash } });
@@ -84,6 +86,7 @@ export function renderSurface(el, grid, runs, { view, frame, basins = null, mini
         marker: { color, size: 22 * SCALE, symbol: "x-thin", line: { color, width: 4 * SCALE } }, cliponaxis: false });
     }
   });
+  if (view !== "3d") traces.push(...overlay);
   const layout = { ...base(""), margin: { l: 40, r: 8, t: 8, b: 32 } };
   if (view === "3d") {
     layout.scene = { xaxis: { title: "x" }, yaxis: { title: "y" }, zaxis: { title: strings.loss || "loss" } };
@@ -93,6 +96,15 @@ export function renderSurface(el, grid, runs, { view, frame, basins = null, mini
   }
   return Plotly.react(el, traces, layout, { responsive: true, displaylogo: false })
     .then(() => showFrameOnSurface(el, runs, frame));
+}
+
+// Each run's path to come, faint, shown or hidden (while a class predicts it) without drawing
+// the plot again.
+export function showFuture(el, shown) {
+  const at = layouts.get(el);
+  if (!at || at.view === "3d" || !el.data) return Promise.resolve();
+  const indices = Array.from({ length: at.runs }, (_, r) => at.first + r * PER_RUN["2d"]);
+  return Plotly.restyle(el, { visible: shown }, indices);
 }
 
 // Step k on the surface: each travelled path, each head, each head's label, and where a diverged

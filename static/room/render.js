@@ -23,8 +23,15 @@ export function choiceText(t, question, value) {
 }
 
 // The same rule as the server's (gradient_lab/rooms/questions.py, is_right) and the graph lab's own
-// "predict" check: numbers within 1e-4, relative (absolute below 1).
+// "predict" check: numbers within 1e-4, relative (absolute below 1); a tap within 5% (NEAR) of
+// the plot's width of the true point.
+const NEAR = 0.05;
 export function isRight(question, value) {
+  if (question.kind === "point") {
+    const [x, y] = value.split(",").map(Number);
+    const [tx, ty] = question.answer.split(",").map(Number);
+    return Math.hypot(x - tx, y - ty) <= NEAR * (question.x_range[1] - question.x_range[0]);
+  }
   if (question.kind !== "number") return value === question.answer;
   const want = Number(question.answer);
   return Math.abs(Number(value) - want) <= 1e-4 * Math.max(1, Math.abs(want));
@@ -33,6 +40,34 @@ export function isRight(question, value) {
 function fmt(value) {
   const n = Number(value);
   return Number.isInteger(n) ? String(n) : String(Number(n.toPrecision(6)));
+}
+
+// A point "x,y" as a learner reads it: (x, y), each to 3 significant digits.
+export function pointText(value) {
+  const [x, y] = String(value).split(",").map((v) => Number(Number(v).toPrecision(3)));
+  return `(${x}, ${y})`;
+}
+
+// What an answer reads as: a number, a choice, or a point.
+function shown(t, question, value) {
+  if (question.kind === "point") return pointText(value);
+  return question.kind === "number" ? value : choiceText(t, question, value);
+}
+
+// A point question's taps: how many, their median, and once revealed each one's distance.
+function renderTaps(box, t, taps) {
+  const three = (v) => Number(Number(v).toPrecision(3));
+  if (!taps.count) return;
+  const [x, y] = taps.median.map(three);
+  box.append(el("p", { class: "room-taps" }, t("room.taps", { n: taps.count, x, y })));
+  if (taps.taps[0]?.distance === null) return;
+  box.append(el("p", { class: "muted small" }, t("room.taps.near", { near: three(taps.near) })));
+  const list = el("ol", { class: "room-tap-list" });
+  for (const tap of [...taps.taps].sort((a, b) => a.distance - b.distance)) {
+    const text = t("room.tap.far", { x: three(tap.x), y: three(tap.y), d: three(tap.distance) });
+    list.append(el("li", { class: tap.right ? "right" : "" }, text + (tap.right ? " ✓" : "")));
+  }
+  box.append(list);
 }
 
 // Horizontal bars, one per choice or histogram bin; the right one is marked once revealed.
@@ -59,7 +94,8 @@ function summary(t, question, crowd) {
 }
 
 function answerLine(t, question) {
-  const answer = question.kind === "number" ? fmt(question.answer) : choiceText(t, question, question.answer);
+  const answer = question.kind === "number" ? fmt(question.answer)
+    : shown(t, question, question.answer);
   return el("p", { class: "room-answer" }, t("room.answer.is", { answer }));
 }
 
@@ -96,6 +132,7 @@ export function renderTeacherQuestion(box, t, question, crowd, onReveal) {
   });
   if (crowd) live.append(summary(t, question, crowd));
   if (crowd?.bars?.length) renderBars(live, t, question, crowd.bars);
+  if (crowd?.taps) renderTaps(live, t, crowd.taps);
 }
 
 // A student's view: the question and a way to answer it; after the reveal, the answer, theirs,
@@ -104,21 +141,27 @@ export function renderStudentQuestion(box, t, question, crowd, mine, onAnswer) {
   if (!question) return clear(box);
   box.hidden = false;
   const value = mine?.question === question.id ? mine.value : null;
-  const shown = (v) => (question.kind === "number" ? v : choiceText(t, question, v));
+  const asText = (v) => shown(t, question, v);
   const live = questionBox(box, `${question.id}|${question.revealed}|${value}`, (live) => {
     const parts = [el("p", { class: "room-prompt", id: "room-prompt" }, prompt(t, question))];
     if (question.revealed) {
       const right = value !== null && isRight(question, value);
       const said = value === null ? t("room.you.none")
-        : t(right ? "room.you.right" : "room.you.wrong", { value: shown(value) });
+        : t(right ? "room.you.right" : "room.you.wrong", { value: asText(value) });
       return [...parts, answerLine(t, question), el("p", { class: `room-you ${right ? "right" : "wrong"}` }, said), live];
     }
-    parts.push(question.kind === "number" ? numberForm(t, value, onAnswer) : choices(t, question, value, onAnswer));
-    if (value !== null) parts.push(el("p", { class: "room-sent muted" }, t("room.sent", { value: shown(value) })));
+    // A point is answered by a tap on the page's plot (static/descent/predict.js).
+    if (question.kind === "point") parts.push(el("p", { class: "room-tap-here" }, t("room.tap.here")));
+    else if (question.kind === "number") parts.push(numberForm(t, value, onAnswer));
+    else parts.push(choices(t, question, value, onAnswer));
+    if (value !== null) {
+      parts.push(el("p", { class: "room-sent muted" }, t("room.sent", { value: asText(value) })));
+    }
     return [...parts, live];
   });
   if (crowd) live.append(summary(t, question, crowd));
   if (question.revealed && crowd?.bars?.length) renderBars(live, t, question, crowd.bars);
+  if (question.revealed && crowd?.taps) renderTaps(live, t, crowd.taps);
 }
 
 function numberForm(t, value, onAnswer) {

@@ -74,11 +74,13 @@ class Screen:
 
 @pytest.fixture
 def screens(browser: Any, servers: tuple[str, str]) -> Iterator[Any]:
-    """screens(width, height, lang, base) -> Screen in a fresh browser context, offline."""
+    """screens(width, height, lang, base, **options) -> Screen in a fresh browser context,
+    offline; options go to the context (has_touch=True: a phone's touch screen)."""
     contexts, watchers = [], []
 
-    def open_screen(width: int, height: int, lang: str, base: str) -> Screen:
-        context = browser.new_context(viewport={"width": width, "height": height}, locale=lang)
+    def open_screen(width: int, height: int, lang: str, base: str, **options: Any) -> Screen:
+        context = browser.new_context(viewport={"width": width, "height": height}, locale=lang,
+                                      **options)
         context.route("**/*", local_only)
         # A nickname's onerror=f() would call this: it must never run.
         context.add_init_script("window.f = () => { document.body.dataset.xss = 'ran'; };")

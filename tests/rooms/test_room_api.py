@@ -168,6 +168,28 @@ def test_answers_that_do_not_fit_the_question_are_refused(client_for: ClientFor)
     assert _room(teacher, code).answers == {}
 
 
+def test_a_tap_off_the_plot_is_a_422_in_the_learners_language(client_for: ClientFor) -> None:
+    teacher, student = client_for(), client_for()
+    code = _start(teacher)
+    where = {"kind": "point", "prompt": "room.q.where", "params": {"run": "Adam", "steps": "150"},
+             "answer": "1,0.5", "x_range": [-2, 2], "y_range": [-1, 3], "where": "/descent"}
+    qid = teacher.post(f"/api/rooms/{code}/question", json=where).json()["id"]
+    sid = _join(student, code)
+    post = lambda value, lang="en": student.post(  # noqa: E731
+        f"/api/rooms/{code}/answer", json={"student": sid, "question": qid, "value": value},
+        headers={"Accept-Language": lang})
+    for value, lang in (("2.5,0", "zh-CN"), ("0,-1.5", "en"), ("0.5", "en"), (0.5, "zh-CN")):
+        error = assert_error(post(value, lang), 422, "request_invalid")
+        assert error["hint"] == strings(lang)["hint.room_point"], value
+        assert "x from -2 to 2 and y from -1 to 3" in error["message"]
+    assert post("-0.5,2").status_code == 200
+    assert _room(teacher, code).answers == {sid: "-0.5,2.0"}
+    assert_error(teacher.post(f"/api/rooms/{code}/question", json={**where, "y_range": None}),
+                 422, "request_invalid")
+    assert_error(teacher.post(f"/api/rooms/{code}/question", json={**where, "answer": "3,0"}),
+                 422, "request_invalid")
+
+
 def test_rooms_past_the_limit_get_a_409_with_its_hint(client_for: ClientFor) -> None:
     teacher = client_for(rooms_max=1)
     _start(teacher)

@@ -112,7 +112,7 @@ def test_a_stream_starts_with_the_room_and_is_not_held_back_by_gzip(
         room, seconds = events.until("room")
         assert room["code"] == code and room["question"] is None and seconds < 1
         assert events.next() == ("crowd", {"students": 0, "answered": 0, "right": None,
-                                           "bars": None, "nicknames": []})
+                                           "bars": None, "taps": None, "nicknames": []})
         events.close()
 
 
@@ -146,14 +146,15 @@ def test_only_the_teacher_sees_answers_and_names_before_the_reveal(
         question = seen.until("room")[0]["question"]
         assert question == {"id": qid, "kind": "choice", "prompt": "room.q.first", "params": {},
                             "choices": ["SGD", "Adam"], "revealed": False, "answer": None,
-                            "low": None, "high": None}
+                            "low": None, "high": None, "x_range": None, "y_range": None}
         student.post(f"{there}/api/rooms/{code}/answer",
                      json={"student": sid, "question": qid, "value": "SGD"})
         crowd = lead.until("crowd", answered=1)[0]
         assert crowd["nicknames"] == ["<img src=x onerror=f()>"]
         assert [(b["label"], b["count"]) for b in crowd["bars"]] == [("SGD", 1), ("Adam", 0)]
         assert seen.until("crowd", answered=1)[0] == {
-            "students": 1, "answered": 1, "right": None, "bars": None, "nicknames": None}
+            "students": 1, "answered": 1, "right": None, "bars": None, "taps": None,
+            "nicknames": None}
         teacher.post(f"{here}/api/rooms/{code}/reveal", json={})
         revealed = seen.until("room")[0]["question"]
         assert (revealed["revealed"], revealed["answer"]) == (True, "Adam")

@@ -20,6 +20,7 @@ from gradient_lab.rooms.questions import (
     check_question,
     is_right,
     tally,
+    taps,
 )
 from gradient_lab.rooms.store import dump_question, load_question
 from gradient_lab.rooms.views import crowd_view, room_view
@@ -29,6 +30,12 @@ from tests.rooms.conftest import ROOT, strings
 def _number(answer: str = "14.0", revealed: bool = False) -> Question:
     return Question("0000000a", "number", "room.q.grad", {"label": "∂loss/∂a"}, (), answer,
                     revealed)
+
+
+def _point(answer: str = "1.0,0.5", revealed: bool = False) -> Question:
+    """Where Adam is after 150 steps, asked on a plot 4 wide (x -2..2) and 3 high (y -1..2)."""
+    return Question("0000000c", "point", "room.q.where", {"run": "Adam", "steps": "150"}, (),
+                    answer, revealed, x_range=(-2.0, 2.0), y_range=(-1.0, 2.0))
 
 
 def _choice(revealed: bool = False) -> Question:
@@ -191,7 +198,8 @@ def test_no_screen_sees_the_answer_before_the_reveal() -> None:
 def test_the_teacher_sees_the_tally_live_and_the_class_once_revealed() -> None:
     open_ = _room(_number())
     assert crowd_view(open_, teacher=False) == {
-        "students": 2, "answered": 2, "right": None, "bars": None, "nicknames": None}
+        "students": 2, "answered": 2, "right": None, "bars": None, "taps": None,
+        "nicknames": None}
     teacher = crowd_view(open_, teacher=True)
     assert teacher["bars"] == [{"label": "7", "count": 1, "right": None},
                                {"label": "14", "count": 1, "right": None}]
@@ -207,7 +215,7 @@ def test_a_question_asked_on_another_lab_is_neither_shown_nor_counted() -> None:
     moved = replace(_room(asked_here), address="/descent#preset=ravine")
     assert room_view(moved)["question"] is None
     assert crowd_view(moved, teacher=True) == {
-        "students": 2, "answered": 0, "right": None, "bars": None,
+        "students": 2, "answered": 0, "right": None, "bars": None, "taps": None,
         "nicknames": ["<img src=x onerror=f()>"]}
     back = replace(moved, address="/?lang=zh-CN#ex=S3")  # back on the lab: asked again
     assert room_view(back)["question"] is not None
@@ -227,3 +235,77 @@ def test_every_string_the_room_panel_names_exists_in_both_languages() -> None:
     assert len(named) > 30
     for lang in ("en", "zh-CN"):
         assert named - set(strings(lang)) == set(), lang
+
+
+def test_a_point_question_keeps_its_plot_and_its_answer_in_canonical_form() -> None:
+    asked = check_question(_point("1,0.5"), 4096)
+    assert (asked.answer, asked.x_range, asked.y_range) == ("1.0,0.5", (-2.0, 2.0), (-1.0, 2.0))
+    assert load_question(dump_question(asked), False) == asked
+
+
+@pytest.mark.parametrize("question", [
+    replace(_point(), x_range=None, y_range=None),
+    replace(_point(), y_range=None),
+    replace(_point(), x_range=(2.0, -2.0)),
+    replace(_point(), y_range=(0.0, 0.0)),
+    replace(_point(), x_range=(-2.0, 1e16)),
+    replace(_point(), choices=("1,1", "0,0")),
+    replace(_point(), low=-1.0, high=1.0),
+    replace(_point(), answer="3.0,0.5"),  # the truth off the plot
+    replace(_point(), answer="1.0"),
+    replace(_point(), params={"run": "Adam"}),
+    replace(_number(), x_range=(-2.0, 2.0), y_range=(-1.0, 2.0)),
+])
+def test_a_point_question_a_page_cannot_ask_is_refused(question: Question) -> None:
+    with pytest.raises(RequestInvalid) as refused:
+        check_question(question, 4096)
+    assert refused.value.hint_key in ("hint.room_question", "hint.room_point")
+
+
+def test_a_point_answer_is_x_comma_y_on_the_plot() -> None:
+    assert check_answer(_point(), " -0.5, 1e-3") == "-0.5,0.001"
+    assert check_answer(_point(), "2,-1") == "2.0,-1.0"  # the plot's own corner
+    for value in ("1", "1,2,3", "a,b", "", "nan,0", "inf,0", "2.01,0", "0,-1.5", "0;0"):
+        with pytest.raises(RequestInvalid) as refused:
+            check_answer(_point(), value)
+        assert refused.value.hint_key == "hint.room_point", value
+        assert "x from -2 to 2 and y from -1 to 2" in refused.value.message
+
+
+@pytest.mark.parametrize(("value", "right"), [
+    ("1.0,0.5", True), ("1.2,0.5", True), ("1.0,0.3", True),  # 0.2 = 5% of the width 4
+    ("1.15,0.65", False), ("1.3,0.5", False), ("-1.0,0.5", False)])
+def test_a_tap_is_right_within_five_percent_of_the_plots_width(value: str, right: bool) -> None:
+    assert is_right(_point(), value) is right
+
+
+def test_the_taps_give_their_count_median_and_once_revealed_each_distance() -> None:
+    answers = ["1.0,0.5", "-1.0,0.5", "1.6,0.8"]
+    open_ = taps(_point(), answers)
+    assert (open_.count, open_.median, open_.near) == (3, (1.0, 0.5), pytest.approx(0.2))
+    assert [(tap.x, tap.y, tap.distance, tap.right) for tap in open_.taps] == [
+        (-1.0, 0.5, None, None), (1.0, 0.5, None, None), (1.6, 0.8, None, None)]
+    revealed = taps(_point(revealed=True), answers)
+    assert [(tap.distance, tap.right) for tap in revealed.taps] == [
+        (2.0, False), (0.0, True), (pytest.approx(0.6708, abs=1e-4), False)]
+    assert taps(_point(), []).median is None
+    assert tally(_point(), answers) == []  # no bars: the taps tell it
+
+
+def test_the_teacher_sees_the_taps_live_and_the_class_once_revealed() -> None:
+    room = replace(_room(_point()), address="/descent#preset=ravine",
+                   answers={"a" * 16: "1.0,0.5", "b" * 16: "-1.0,0.5"})
+    view = room_view(room)["question"]
+    assert view["answer"] is None and "1.0,0.5" not in str(view)  # type: ignore[index]
+    assert (view["x_range"], view["y_range"]) == ((-2.0, 2.0), (-1.0, 2.0))  # type: ignore[index]
+    assert crowd_view(room, teacher=False)["taps"] is None
+    live = crowd_view(room, teacher=True)
+    assert live["taps"] == {"count": 2, "median": (0.0, 0.5), "near": pytest.approx(0.2),
+                            "taps": [{"x": -1.0, "y": 0.5, "distance": None, "right": None},
+                                     {"x": 1.0, "y": 0.5, "distance": None, "right": None}]}
+    assert (live["answered"], live["right"], live["bars"]) == (2, None, [])
+    revealed = replace(room, question=_point(revealed=True))
+    seen = crowd_view(revealed, teacher=False)
+    assert seen["right"] == 1
+    assert [tap["right"] for tap in seen["taps"]["taps"]] == [False, True]  # type: ignore[index]
+    assert room_view(revealed)["question"]["answer"] == "1.0,0.5"  # type: ignore[index]

@@ -150,6 +150,20 @@ async def test_a_new_question_clears_the_answers_and_hides_its_answer(store: Roo
     assert await store.question(CODE, NOW) == room.question
 
 
+async def test_a_point_question_keeps_its_plot_and_its_taps(store: RoomStore) -> None:
+    first, second = await _room_with(store, students=2)
+    asked = Question("0000000c", "point", "room.q.where", {"run": "Adam", "steps": "150"}, (),
+                     "1.0,0.5", x_range=(-2.0, 2.0), y_range=(-1.0, 3.0))
+    await store.lead(CODE, TOKEN, Lead(question=asked), NOW, LIMITS)
+    await store.answer(CODE, first, "0000000c", "0.25,-0.75", NOW, LIMITS)
+    await store.answer(CODE, second, "0000000c", "1.5,2.0", NOW, LIMITS)
+    await store.lead(CODE, TOKEN, Lead(reveal=True), NOW, LIMITS)
+    room = await store.get(CODE, NOW)
+    assert room is not None and room.answers == {first: "0.25,-0.75", second: "1.5,2.0"}
+    assert room.question == replace(asked, revealed=True)
+    assert await store.question(CODE, NOW) == room.question
+
+
 async def test_answers_to_a_revealed_or_an_earlier_question_are_refused(
         store: RoomStore) -> None:
     (student,) = await _room_with(store, students=1)

@@ -99,7 +99,8 @@ async def ask(code: str, body: schemas.Ask, request: Request, rooms: RoomsDep,
               limits: LimitsDep, client: ClientDep) -> object:
     """Put a question to the class; the previous one and its answers are gone."""
     question = Question("", body.kind, body.prompt, dict(body.params), tuple(body.choices),
-                        str(body.answer), where=body.where, low=body.low, high=body.high)
+                        str(body.answer), where=body.where, low=body.low, high=body.high,
+                        x_range=body.x_range, y_range=body.y_range)
     return await rooms.ask(code, client, _token(request), question, limits)
 
 

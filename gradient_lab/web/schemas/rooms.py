@@ -67,7 +67,8 @@ class Ask(_Request):
         default_factory=dict, max_length=4)
     choices: list[Text] = Field(default_factory=list, max_length=8,
                                 description="A choice question's answers; none for the others.")
-    answer: Value = Field(description="The true answer: a number, a choice, or yes / no.")
+    answer: Value = Field(description="The true answer: a number, a choice, yes / no, or a "
+                                      "point \"x,y\".")
     where: str = Field("", max_length=200, pattern=r"^(/[A-Za-z0-9_./-]*)?$",
                        description="The path of the lab it is asked on (/descent): students "
                                    "are asked only while the teacher is there.")
@@ -75,6 +76,11 @@ class Ask(_Request):
                                                 "(default -1e15).")
     high: float | None = Field(None, description="A number question's largest answer "
                                                  "(default 1e15).")
+    x_range: tuple[float, float] | None = Field(
+        None, description="A point question's plot, from left to right: its answers are "
+                          "\"x,y\" within x_range and y_range.")
+    y_range: tuple[float, float] | None = Field(
+        None, description="A point question's plot, from bottom to top.")
 
 
 class Asked(BaseModel):
