@@ -87,8 +87,9 @@ def _imports(static: Path, name: str) -> list[tuple[str, str]]:
                               f"imports within static/ can be inlined: {match.group(0)}")
         found.append((match.group(1) or "", resolved))
     for match in _MODULE_SYNTAX.finditer(source):
-        line = source[match.start():source.find("\n", match.start())].strip()
-        if not (_IMPORT.match(line) or _EXPORT.match(line)):
+        statement = source[match.start(1):]  # an import may run over lines, as prettier wraps it
+        if not (_IMPORT.match(statement) or _EXPORT.match(statement)):
+            line = statement[:statement.find("\n")]
             raise BundleError(f"static/{name}:{_line(source, match.start())}: the inliner "
                               f"knows `import {{...}} from`, `export function` and `export "
                               f"const`, not: {line}")
