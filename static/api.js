@@ -17,7 +17,11 @@ const RETRY = new Set(["unreachable", "timed_out", "busy", "interrupted"]);
 
 export class ApiError extends Error {
   // The server's envelope {"error": {type, message, line, hint, hint_key}, "partial": ...}.
-  constructor({ type, message, line = null, hint = null, hint_key = null }, status, partial = null) {
+  constructor(
+    { type, message, line = null, hint = null, hint_key = null },
+    status,
+    partial = null,
+  ) {
     super(message);
     this.name = "ApiError";
     this.type = type;
@@ -27,7 +31,7 @@ export class ApiError extends Error {
     this.status = status;
     this.partial = partial;
     this.retry = RETRY.has(type);
-    this.seconds = null;  // for timed_out: how long the page waited
+    this.seconds = null; // for timed_out: how long the page waited
   }
 }
 
@@ -48,26 +52,32 @@ function deadline(signal) {
   clock.arm = (ms) => {
     clearTimeout(clock.timer);
     clock.ms = ms;
-    clock.timer = setTimeout(() => { clock.timedOut = true; controller.abort(); }, ms);
+    clock.timer = setTimeout(() => {
+      clock.timedOut = true;
+      controller.abort();
+    }, ms);
   };
   clock.disarm = () => clearTimeout(clock.timer);
   // What a rejected fetch or read means: the caller stopped it, the clock did, or the network.
   clock.explain = (err, lost) => {
     if (signal?.aborted) return err;
-    if (clock.timedOut) return failure("timed_out", `no answer from the server in ${clock.ms / 1000} s`, clock.ms);
+    if (clock.timedOut)
+      return failure("timed_out", `no answer from the server in ${clock.ms / 1000} s`, clock.ms);
     return failure(lost, `the server could not be reached (${err?.message || err})`);
   };
   return clock;
 }
 
-const RETRY_AFTER_MAX_S = 5;  // a longer wait is the learner's to choose, with the Retry button
+const RETRY_AFTER_MAX_S = 5; // a longer wait is the learner's to choose, with the Retry button
 
 async function send(url, body, accept, clock) {
   for (let retried = false; ; retried = true) {
     let response;
     try {
       response = await fetch(url, {
-        method: "POST", signal: clock.signal, body: JSON.stringify(body),
+        method: "POST",
+        signal: clock.signal,
+        body: JSON.stringify(body),
         headers: { "Content-Type": "application/json", Accept: accept },
       });
     } catch (err) {
@@ -75,12 +85,19 @@ async function send(url, body, accept, clock) {
     }
     const wait = Number(response.headers.get("Retry-After"));
     if (retried) busyNotice(response.ok ? "net.busy.answered" : "net.busy.again");
-    const refused = response.status === 503 || response.status === 429;  // busy, or too many of ours
+    const refused = response.status === 503 || response.status === 429; // busy, or too many of ours
     if (retried || !refused || !(wait >= 0) || wait > RETRY_AFTER_MAX_S) return response;
     busyNotice("net.busy.waiting", { seconds: wait });
     await new Promise((resolve) => {
       const timer = setTimeout(resolve, wait * 1000);
-      clock.signal.addEventListener("abort", () => { clearTimeout(timer); resolve(); }, { once: true });
+      clock.signal.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
     });
   }
 }
@@ -97,7 +114,10 @@ function busyNotice(key, params = {}) {
   note.textContent = t(key, params);
   note.hidden = false;
   clearTimeout(note.timer);
-  if (key !== "net.busy.waiting") note.timer = setTimeout(() => { note.hidden = true; }, 6000);
+  if (key !== "net.busy.waiting")
+    note.timer = setTimeout(() => {
+      note.hidden = true;
+    }, 6000);
 }
 
 async function refusal(response) {
@@ -108,13 +128,17 @@ async function refusal(response) {
     // A proxy's HTML error page, or an empty body: described below by the status alone.
   }
   const envelope = data?.error;
-  if (response.status === 503) return new ApiError({ ...envelope, type: "busy", message: envelope?.message ?? "503" }, 503);
+  if (response.status === 503)
+    return new ApiError({ ...envelope, type: "busy", message: envelope?.message ?? "503" }, 503);
   // A proxy in front of a server that is down answers 502 or 504 without our envelope.
   if (!envelope && (response.status === 502 || response.status === 504)) {
     return failure("unreachable", `${response.status} ${response.statusText}`);
   }
-  return new ApiError(envelope ?? { type: "http_error", message: `${response.status} ${response.statusText}` },
-    response.status, data?.partial ?? null);
+  return new ApiError(
+    envelope ?? { type: "http_error", message: `${response.status} ${response.statusText}` },
+    response.status,
+    data?.partial ?? null,
+  );
 }
 
 export async function postJSON(url, body, { timeout = TIMEOUT_MS, signal } = {}) {
@@ -136,7 +160,11 @@ export async function postJSON(url, body, { timeout = TIMEOUT_MS, signal } = {})
 // A POSTed text/event-stream (EventSource can only GET): yields each event's data, parsed; an
 // `error` event throws the envelope it carries. `timeout` bounds the wait for the first event,
 // `stall` the silence between two.
-export async function* postEvents(url, body, { timeout = TIMEOUT_MS, stall = STALL_MS, signal } = {}) {
+export async function* postEvents(
+  url,
+  body,
+  { timeout = TIMEOUT_MS, stall = STALL_MS, signal } = {},
+) {
   const clock = deadline(signal);
   clock.arm(timeout);
   try {
@@ -177,7 +205,8 @@ export async function* postEvents(url, body, { timeout = TIMEOUT_MS, stall = STA
 // button, so a keyboard user can press it again.
 export function renderFailure(box, err, t, retry) {
   const focus = document.activeElement;
-  const hadFocus = box.contains(focus) || (box.dataset.retried === "1" && (!focus || focus === document.body));
+  const hadFocus =
+    box.contains(focus) || (box.dataset.retried === "1" && (!focus || focus === document.body));
   delete box.dataset.retried;
   const title = document.createElement("p");
   title.className = "net-title";

@@ -5,13 +5,34 @@
 import { markStale, postJSON } from "./api.js";
 import { copyLink, now, t } from "./page.js";
 import { changed, followHash, readState, writeState } from "./urlstate.js";
-import { fmt, moveCursor, renderCharts, renderSurface, showFrameOnSurface, showFuture }
-  from "./descent/render.js";
+import {
+  fmt,
+  moveCursor,
+  renderCharts,
+  renderSurface,
+  showFrameOnSurface,
+  showFuture,
+} from "./descent/render.js";
 import { canon, readRunEditor, renderRunEditor, wireRunEditor } from "./descent/form.js";
 import { renderError, renderLegend, renderRules, showLegendFrame } from "./descent/panels.js";
-import { SURFACES, formulaOf, presetState, ranges, runsList, startPoint, surfaceBody } from "./descent/setup.js";
-import { onRoom, pointQuestions, predictTraces, predicting, raced, tapPlot, wirePredict }
-  from "./descent/predict.js";
+import {
+  SURFACES,
+  formulaOf,
+  presetState,
+  ranges,
+  runsList,
+  startPoint,
+  surfaceBody,
+} from "./descent/setup.js";
+import {
+  onRoom,
+  pointQuestions,
+  predictTraces,
+  predicting,
+  raced,
+  tapPlot,
+  wirePredict,
+} from "./descent/predict.js";
 
 const $ = (id) => document.getElementById(id);
 const DEFAULT_PRESET = "rosenbrock";
@@ -39,10 +60,29 @@ const FIELDS = [
 const RACE = ["surface", "param", "expr", "start", "steps", "noise", "sweep", "runs"];
 
 const state = {
-  preset: "", surface: "rosenbrock", param: "", expr: "", start: "", steps: 200, noise: 0,
-  sweep: false, runs: "", view: "2d", basins: false, speed: 1, k: 0, play: 0,
-  grid: null, gridKey: "", race: null, basinsMap: null, timer: null, busy: false, clicks: false,
-  previous: [], ticket: 0,
+  preset: "",
+  surface: "rosenbrock",
+  param: "",
+  expr: "",
+  start: "",
+  steps: 200,
+  noise: 0,
+  sweep: false,
+  runs: "",
+  view: "2d",
+  basins: false,
+  speed: 1,
+  k: 0,
+  play: 0,
+  grid: null,
+  gridKey: "",
+  race: null,
+  basinsMap: null,
+  timer: null,
+  busy: false,
+  clicks: false,
+  previous: [],
+  ticket: 0,
 };
 
 // --- The form ---------------------------------------------------------------------------------
@@ -68,7 +108,8 @@ function showForm() {
   $("noise").value = state.noise;
   $("sweep").checked = state.sweep;
   $("speed").value = String(state.speed);
-  for (const radio of document.querySelectorAll('input[name="view"]')) radio.checked = radio.value === state.view;
+  for (const radio of document.querySelectorAll('input[name="view"]'))
+    radio.checked = radio.value === state.view;
   $("basins").setAttribute("aria-pressed", String(state.basins));
   showStory();
   renderRunEditor($("runs"), runsList(state), { sweep: state.sweep });
@@ -106,7 +147,10 @@ function edited({ compare = false } = {}) {
 function isStory(id) {
   const story = presetState(id);
   if (!story.preset) return false;
-  const same = (name) => (name === "runs" ? canon(JSON.parse(story.runs)) === canon(runsList(state)) : String(story[name]) === String(state[name]));
+  const same = (name) =>
+    name === "runs"
+      ? canon(JSON.parse(story.runs)) === canon(runsList(state))
+      : String(story[name]) === String(state[name]);
   return RACE.filter((name) => name !== "expr").every(same);
 }
 
@@ -117,7 +161,7 @@ function isStory(id) {
 async function race({ keepFrame = false, compare = false } = {}) {
   stopClock();
   if (!keepFrame) state.play = 0;
-  const ticket = ++state.ticket;  // a slider moves on while a race is out: only the last one counts
+  const ticket = ++state.ticket; // a slider moves on while a race is out: only the last one counts
   const before = compare && state.race ? state.race.runs : [];
   state.busy = true;
   // Disabling the focused button drops focus to <body>: give it back when the race is done, so a
@@ -130,10 +174,18 @@ async function race({ keepFrame = false, compare = false } = {}) {
     const surface = surfaceBody(state);
     const key = JSON.stringify(surface);
     const fresh = key !== state.gridKey;
-    performance.mark("descent:asked");  // the marks time a race's parts (the browser tests read them)
-    const grid = fresh ? await postJSON("/api/surface", { ...surface, ...ranges(state), resolution: 100 }) : state.grid;
-    const result = await postJSON("/api/descent", { ...surface, start: startPoint(state), steps: state.steps,
-      runs: runsList(state), noise: state.noise, sweep: state.sweep });
+    performance.mark("descent:asked"); // the marks time a race's parts (browser tests read them)
+    const grid = fresh
+      ? await postJSON("/api/surface", { ...surface, ...ranges(state), resolution: 100 })
+      : state.grid;
+    const result = await postJSON("/api/descent", {
+      ...surface,
+      start: startPoint(state),
+      steps: state.steps,
+      runs: runsList(state),
+      noise: state.noise,
+      sweep: state.sweep,
+    });
     let basinsMap = fresh ? null : state.basinsMap;
     if (state.basins && !basinsMap) basinsMap = await fetchBasins();
     if (ticket !== state.ticket) return;
@@ -170,14 +222,21 @@ async function race({ keepFrame = false, compare = false } = {}) {
 // The sweep picked each run's lr: the form and the link say the lr that raced.
 function showSwept(runs) {
   const swept = runs.map((run) => run.sweep?.picked);
-  state.runs = JSON.stringify(runsList(state).map((run, r) => (swept[r] === undefined ? run : { ...run, lr: swept[r] })));
+  state.runs = JSON.stringify(
+    runsList(state).map((run, r) => (swept[r] === undefined ? run : { ...run, lr: swept[r] })),
+  );
   renderRunEditor($("runs"), runsList(state), { sweep: true, swept });
 }
 
 function fetchBasins() {
   const run = runsList(state)[0];
-  return postJSON("/api/basins", { ...surfaceBody(state), ...ranges(state), resolution: 40,
-    steps: Math.min(state.steps, 300), run: { optimizer: run.optimizer, lr: run.lr } });
+  return postJSON("/api/basins", {
+    ...surfaceBody(state),
+    ...ranges(state),
+    resolution: 40,
+    steps: Math.min(state.steps, 300),
+    run: { optimizer: run.optimizer, lr: run.lr },
+  });
 }
 
 async function showBasins() {
@@ -191,19 +250,35 @@ async function showBasins() {
   save();
 }
 
-const lastFrame = () => Math.max(0, ...(state.race?.runs ?? []).map((run) => run.points.length - 1));
+const lastFrame = () =>
+  Math.max(0, ...(state.race?.runs ?? []).map((run) => run.points.length - 1));
 const charts = () => ({ loss: $("chart-loss"), lr: $("chart-lr"), grad: $("chart-grad") });
-const chartStrings = () => ({ loss: t("descent.chart.loss"), lr: t("descent.chart.lr"), grad: t("descent.chart.grad_norm"),
-  log: t("descent.chart.log"), clipped: t("descent.chart.clipped") });
+const chartStrings = () => ({
+  loss: t("descent.chart.loss"),
+  lr: t("descent.chart.lr"),
+  grad: t("descent.chart.grad_norm"),
+  log: t("descent.chart.log"),
+  clipped: t("descent.chart.clipped"),
+});
 
 async function render() {
   const runs = state.race.runs;
   // While the class predicts, nothing on the plot tells where the runs go.
-  await renderSurface($("plot"), state.grid, runs, { view: state.view, frame: shownFrame(),
-    basins: state.basins ? state.basinsMap : null, minima: SURFACES[state.surface]?.minima ?? [],
-    previous: state.previous, future: !predicting(), overlay: predictTraces(),
-    strings: { loss: t("descent.col.loss"), minimum: t("descent.minimum"), before: t("descent.before"),
-               diverged: (k) => t("descent.diverged", { k }) } });
+  await renderSurface($("plot"), state.grid, runs, {
+    view: state.view,
+    frame: shownFrame(),
+    basins: state.basins ? state.basinsMap : null,
+    minima: SURFACES[state.surface]?.minima ?? [],
+    previous: state.previous,
+    future: !predicting(),
+    overlay: predictTraces(),
+    strings: {
+      loss: t("descent.col.loss"),
+      minimum: t("descent.minimum"),
+      before: t("descent.before"),
+      diverged: (k) => t("descent.diverged", { k }),
+    },
+  });
   $("minimum-note").hidden = !SURFACES[state.surface]?.minima.length;
   // Plotly gives the element its .on once it has drawn there: the first race may have failed.
   if (!state.clicks) state.clicks = Boolean($("plot").on?.("plotly_click", onPlotClick));
@@ -218,8 +293,12 @@ function showError(err, retry) {
   renderError([$("error"), $("plot-error")], err, { retry, kept: Boolean(state.race) });
   // Where neither copy is on screen (a phone, scrolled to the plot), bring the form's to it.
   // Seen: its first lines are on screen, not a sliver of it at the bottom edge.
-  const seen = (el) => { const r = el.getBoundingClientRect(); return r.top >= 0 && r.top + Math.min(r.height, 80) <= innerHeight; };
-  if (err && !seen($("error")) && !seen($("plot-error"))) $("error").scrollIntoView({ block: "center" });
+  const seen = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.top >= 0 && r.top + Math.min(r.height, 80) <= innerHeight;
+  };
+  if (err && !seen($("error")) && !seen($("plot-error")))
+    $("error").scrollIntoView({ block: "center" });
 }
 
 // Step k everywhere at once: markers, travelled paths and labels, chart cursors, legend numbers.
@@ -266,7 +345,8 @@ function run() {
   const k0 = state.k;
   const since = state.play;
   const tick = () => {
-    const k = k0 + Math.floor(((now() - since) / 1000) * state.speed * lastFrame() / RACE_SECONDS);
+    const k =
+      k0 + Math.floor((((now() - since) / 1000) * state.speed * lastFrame()) / RACE_SECONDS);
     if (k >= lastFrame()) {
       setFrame(lastFrame());
       pause();
@@ -331,8 +411,12 @@ $("surface").addEventListener("change", () => {
   const surface = SURFACES[state.surface];
   if (surface) {
     // Each run takes the lr that suits this surface; a story's label would now be wrong.
-    state.runs = JSON.stringify(runsList(state).map(({ label, ...run }) =>
-      ({ ...run, lr: surface.lr[run.optimizer] ?? run.lr })));
+    state.runs = JSON.stringify(
+      runsList(state).map(({ label: _label, ...run }) => ({
+        ...run,
+        lr: surface.lr[run.optimizer] ?? run.lr,
+      })),
+    );
   }
   showForm();
   if (state.surface !== "custom") race();
@@ -353,7 +437,8 @@ $("expr").addEventListener("keydown", (e) => {
 });
 // A change to the setup races again at once, so the plot and its legend always say what the
 // form says (the surface's text waits for Race: it may be half typed).
-for (const id of ["param", "start-x", "start-y", "steps", "noise", "sweep"]) $(id).addEventListener("change", edited);
+for (const id of ["param", "start-x", "start-y", "steps", "noise", "sweep"])
+  $(id).addEventListener("change", edited);
 wireRunEditor($("runs"), $("add-run"), {
   onEdit: edited,
   onSlide: () => edited({ compare: true }),
@@ -362,13 +447,32 @@ wireRunEditor($("runs"), $("add-run"), {
   lrFor: (name) => SURFACES[state.surface]?.lr[name],
 });
 $("play").addEventListener("click", () => (state.timer ? pause() : play()));
-$("back").addEventListener("click", () => { pause(); setFrame(state.k - 1); save(); });
-$("next").addEventListener("click", () => { pause(); setFrame(state.k + 1); save(); });
-$("scrub").addEventListener("input", () => { pause(); setFrame(Number($("scrub").value)); saveWhileScrubbing(); });
+$("back").addEventListener("click", () => {
+  pause();
+  setFrame(state.k - 1);
+  save();
+});
+$("next").addEventListener("click", () => {
+  pause();
+  setFrame(state.k + 1);
+  save();
+});
+$("scrub").addEventListener("input", () => {
+  pause();
+  setFrame(Number($("scrub").value));
+  saveWhileScrubbing();
+});
 $("scrub").addEventListener("change", save);
-$("speed").addEventListener("change", () => { state.speed = Number($("speed").value); save(); });
+$("speed").addEventListener("change", () => {
+  state.speed = Number($("speed").value);
+  save();
+});
 for (const radio of document.querySelectorAll('input[name="view"]')) {
-  radio.addEventListener("change", async () => { state.view = radio.value; if (state.race) await render(); save(); });
+  radio.addEventListener("change", async () => {
+    state.view = radio.value;
+    if (state.race) await render();
+    save();
+  });
 }
 $("basins").addEventListener("click", () => {
   state.basins = !state.basins;
@@ -395,7 +499,8 @@ function onPlotClick(event) {
 async function open(next) {
   const before = { ...state };
   Object.assign(state, next);
-  if (!location.hash || (state.preset && !next.runs)) Object.assign(state, presetState(state.preset || DEFAULT_PRESET));
+  if (!location.hash || (state.preset && !next.runs))
+    Object.assign(state, presetState(state.preset || DEFAULT_PRESET));
   const diff = changed(FIELDS, before, state);
   showForm();
   if (!state.race || RACE.some((name) => diff.has(name))) return race({ keepFrame: true });
@@ -420,17 +525,31 @@ window.gradientLab = {
     const surface = SURFACES[state.surface];
     if (surface?.minima.length && runs.length > 1 && new Set(labels).size === labels.length) {
       const near = (0.05 * (surface.x_range[1] - surface.x_range[0])) ** 2;
-      const reached = runs.map((run) => run.points.findIndex(([x, y]) => surface.minima.some(
-        ([mx, my]) => (Number(x) - mx) ** 2 + (Number(y) - my) ** 2 <= near)));
+      const reached = runs.map((run) =>
+        run.points.findIndex(([x, y]) =>
+          surface.minima.some(([mx, my]) => (Number(x) - mx) ** 2 + (Number(y) - my) ** 2 <= near),
+        ),
+      );
       const steps = reached.filter((k) => k >= 0);
       const first = Math.min(...steps);
       if (steps.length && steps.filter((k) => k === first).length === 1) {
-        asked.push({ kind: "choice", prompt: "room.q.first", params: {}, choices: labels,
-                     answer: labels[reached.indexOf(first)] });
+        asked.push({
+          kind: "choice",
+          prompt: "room.q.first",
+          params: {},
+          choices: labels,
+          answer: labels[reached.indexOf(first)],
+        });
       }
     }
-    runs.forEach((run, r) => asked.push({ kind: "yesno", prompt: "room.q.diverge", params: { run: labels[r] },
-                                          answer: run.diverged_at === null ? "no" : "yes" }));
+    runs.forEach((run, r) =>
+      asked.push({
+        kind: "yesno",
+        prompt: "room.q.diverge",
+        params: { run: labels[r] },
+        answer: run.diverged_at === null ? "no" : "yes",
+      }),
+    );
     // Where each run gets: on the 2D plot, where a tap can say it.
     if (state.view !== "3d" && new Set(labels).size === labels.length) {
       asked.push(...pointQuestions(runs, labels, ranges(state)));
@@ -448,6 +567,13 @@ wirePredict({
     if (state.play && !state.timer) run();
   },
   hold: stopClock,
-  rewind: () => { pause(); setFrame(0); save(); },
-  replay: () => { setFrame(0); play(); },
+  rewind: () => {
+    pause();
+    setFrame(0);
+    save();
+  },
+  replay: () => {
+    setFrame(0);
+    play();
+  },
 });

@@ -26,25 +26,54 @@ const FIELDS = [
 ];
 
 const state = {
-  ex: "", call: 0, step: 0, simple: false, all: false, predict: false, speed: 1, iterating: null,
-  graph: null, error: null, laid: null, expanded: new Set(), selected: null,
-  revision: 0, range: null, mode: "full", timer: null, asking: null, verdict: null, runs: 0,
+  ex: "",
+  call: 0,
+  step: 0,
+  simple: false,
+  all: false,
+  predict: false,
+  speed: 1,
+  iterating: null,
+  graph: null,
+  error: null,
+  laid: null,
+  expanded: new Set(),
+  selected: null,
+  revision: 0,
+  range: null,
+  mode: "full",
+  timer: null,
+  asking: null,
+  verdict: null,
+  runs: 0,
 };
 
 // The drawing, the stepper and the panels (static/graph/view.js); this page adds the editor,
 // the server and the address.
 const view = makeView(state, {
   save: () => save(),
-  onLine: (line) => { editor.focus(); editor.setCursor({ line: line - 1, ch: 0 }); },
+  onLine: (line) => {
+    editor.focus();
+    editor.setCursor({ line: line - 1, ch: 0 });
+  },
 });
 const stepper = view.stepper;
 
 const editor = CodeMirror.fromTextArea($("code"), {
   // CodeMirror types into a textarea of its own: it gets the label the page's textarea has.
   screenReaderLabel: $("code").getAttribute("aria-label"),
-  mode: "python", lineNumbers: true, lineWrapping: true, indentUnit: 4, matchBrackets: true, viewportMargin: Infinity,
+  mode: "python",
+  lineNumbers: true,
+  lineWrapping: true,
+  indentUnit: 4,
+  matchBrackets: true,
+  viewportMargin: Infinity,
   gutters: ["CodeMirror-linenumbers", "error-gutter"],
-  extraKeys: { "Ctrl-Enter": () => run(), "Cmd-Enter": () => run(), Tab: (cm) => cm.execCommand("insertSoftTab") },
+  extraKeys: {
+    "Ctrl-Enter": () => run(),
+    "Cmd-Enter": () => run(),
+    Tab: (cm) => cm.execCommand("insertSoftTab"),
+  },
 });
 // A comment that states a result (`# tensor([42.])`, `# 28`): app.css blurs it while a
 // question is open, so the tutorial's own comment does not answer it.
@@ -97,7 +126,8 @@ function unanswered(error, retry) {
   renderFailure($("error"), error, t, retry);
   markStale($("result"), state.graph ? t("net.stale") : null);
   for (const id of ["output", "gradchecks"]) $(id).classList.toggle("faded", Boolean(state.graph));
-  if (!state.graph) view.layout();  // an empty figure, with the stepper off, on a page that opened offline
+  // An empty figure, with the stepper off, on a page that opened offline.
+  if (!state.graph) view.layout();
 }
 
 function show(graph, error) {
@@ -114,7 +144,11 @@ function markLine(line) {
   editor.eachLine((l) => editor.removeLineClass(l, "background", "cm-error-line"));
   if (!line || line > editor.lineCount()) return;
   editor.addLineClass(line - 1, "background", "cm-error-line");
-  editor.setGutterMarker(line - 1, "error-gutter", h("span", { class: "error-marker", title: t("graph.error.here") }, "●"));
+  editor.setGutterMarker(
+    line - 1,
+    "error-gutter",
+    h("span", { class: "error-marker", title: t("graph.error.here") }, "●"),
+  );
   editor.scrollIntoView({ line: line - 1, ch: 0 }, 40);
 }
 
@@ -149,10 +183,16 @@ $("copy-link").addEventListener("click", async () => {
   await save();
   await copyLink($("copy-link"), location.href);
 });
-$("export-png").addEventListener("click", () => Plotly.downloadImage($("graph"), { format: "png", filename: "gradient-lab-graph", scale: 2 }));
-$("export-svg").addEventListener("click", () => downloadSvg($("graph"), new URL("vendor/fonts/", import.meta.url).href, "gradient-lab-graph.svg"));
+$("export-png").addEventListener("click", () =>
+  Plotly.downloadImage($("graph"), { format: "png", filename: "gradient-lab-graph", scale: 2 }),
+);
+$("export-svg").addEventListener("click", () =>
+  downloadSvg($("graph"), new URL("vendor/fonts/", import.meta.url).href, "gradient-lab-graph.svg"),
+);
 $("export-json").addEventListener("click", () => {
-  const blob = new Blob([JSON.stringify(state.graph ?? state.error, null, 2)], { type: "application/json" });
+  const blob = new Blob([JSON.stringify(state.graph ?? state.error, null, 2)], {
+    type: "application/json",
+  });
   const a = h("a", { href: URL.createObjectURL(blob), download: "gradient-lab-graph.json" });
   a.click();
   URL.revokeObjectURL(a.href);
@@ -162,7 +202,7 @@ $("export-json").addEventListener("click", () => {
 followHash(FIELDS, async (next) => {
   const lesson = page.lessons[next.ex];
   const code = next.code || lesson?.program || "";
-  if (code !== editor.getValue() || !state.graph && !state.error) return start();
+  if (code !== editor.getValue() || (!state.graph && !state.error)) return start();
   const diff = changed(FIELDS, state, next);
   Object.assign(state, next, { code: "" });
   $("examples").value = lesson ? state.ex : "";
@@ -184,11 +224,15 @@ window.gradientLab = {
     const call = state.graph?.backward?.[state.call];
     const step = call?.steps[state.step];
     if (!step) return [];
-    const after = stepView(state.graph, state.call, state.step + 1).leaves.find((l) => l.id === step.node)?.now;
+    const after = stepView(state.graph, state.call, state.step + 1).leaves.find(
+      (l) => l.id === step.node,
+    )?.now;
     return questions(state.graph, call, step, after).flatMap((q) => {
       const values = [q.expected].flat(Infinity).map(Number);
       if (values.length !== 1 || !Number.isFinite(values[0])) return [];
-      return [{ kind: "number", prompt: "room.q.grad", params: { label: q.label }, answer: values[0] }];
+      return [
+        { kind: "number", prompt: "room.q.grad", params: { label: q.label }, answer: values[0] },
+      ];
     });
   },
 };

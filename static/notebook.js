@@ -7,15 +7,28 @@ import { t } from "./page.js";
 import { makeView } from "./graph/view.js";
 import { Plotly } from "./notebook/svgplot.js";
 
-window.Plotly = Plotly;  // the global draw.js draws with, as the page's plotly.js is
+window.Plotly = Plotly; // the global draw.js draws with, as the page's plotly.js is
 
 const $ = (id) => document.getElementById(id);
 const { graph, note } = JSON.parse($("graph-data").textContent);
 
 const state = {
-  call: 0, step: 0, simple: false, predict: false, speed: 1,
-  graph: null, error: null, laid: null, expanded: new Set(), selected: null,
-  revision: 0, range: null, mode: "full", timer: null, asking: null, verdict: null,
+  call: 0,
+  step: 0,
+  simple: false,
+  predict: false,
+  speed: 1,
+  graph: null,
+  error: null,
+  laid: null,
+  expanded: new Set(),
+  selected: null,
+  revision: 0,
+  range: null,
+  mode: "full",
+  timer: null,
+  asking: null,
+  verdict: null,
 };
 const view = makeView(state);
 
@@ -30,7 +43,7 @@ view.wire();
 await sized($("graph"));
 view.show(graph, null);
 view.listen();
-document.body.dataset.runs = "1";  // drawn: what the browser tests wait on, as on the page
+document.body.dataset.runs = "1"; // drawn: what the browser tests wait on, as on the page
 
 function sized(el) {
   return new Promise((resolve) => {

@@ -29,9 +29,12 @@ export function fmtNumber(x, digits = 4) {
   if (!Number.isFinite(n)) return n > 0 ? "inf" : "-inf";
   if (Number.isInteger(n) && Math.abs(n) < 1e9) return String(n);
   const a = Math.abs(n);
-  const text = a >= 1e-3 && a < 1e4 ? n.toPrecision(digits) : n.toExponential(Math.max(1, digits - 2));
+  const text =
+    a >= 1e-3 && a < 1e4 ? n.toPrecision(digits) : n.toExponential(Math.max(1, digits - 2));
   // 2.500 → 2.5, 1.20e-5 → 1.2e-5
-  return text.includes("e") ? text.replace(/\.?0+e/, "e") : text.replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
+  return text.includes("e")
+    ? text.replace(/\.?0+e/, "e")
+    : text.replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, "");
 }
 
 // Copy `url` and say so next to `button`. The clipboard API exists only on https and localhost;
@@ -40,7 +43,10 @@ export function fmtNumber(x, digits = 4) {
 export async function copyLink(button, url) {
   let copied = false;
   if (navigator.clipboard && window.isSecureContext) {
-    copied = await navigator.clipboard.writeText(url).then(() => true, () => false);
+    copied = await navigator.clipboard.writeText(url).then(
+      () => true,
+      () => false,
+    );
   }
   if (!copied) copied = copyBySelection(url);
   const note = noteFor(button);
@@ -56,7 +62,12 @@ export async function copyLink(button, url) {
   note.dataset.copied = copied ? "1" : "0";
   if (!copied) field.select();
   clearTimeout(note.timer);
-  note.timer = setTimeout(() => { note.hidden = true; }, copied ? 4000 : 30000);
+  note.timer = setTimeout(
+    () => {
+      note.hidden = true;
+    },
+    copied ? 4000 : 30000,
+  );
 }
 
 function copyBySelection(text) {

@@ -16,8 +16,9 @@ import { el, renderStudentQuestion, renderTeacherQuestion, renderWho } from "./r
 
 const STRINGS = JSON.parse(document.getElementById("room-strings").textContent);
 const $ = (id) => document.getElementById(id);
-const MEMBER = "gradientLab.room";    // localStorage: {code, shown, link, unreachable, role, student, nickname, mine}
-const AWAY = "gradientLab.room.away";  // sessionStorage: this tab explores on its own
+// localStorage: {code, shown, link, unreachable, role, student, nickname, mine}
+const MEMBER = "gradientLab.room";
+const AWAY = "gradientLab.room.away"; // sessionStorage: this tab explores on its own
 
 function t(key, params = {}) {
   const text = STRINGS[key] ?? key;
@@ -25,7 +26,12 @@ function t(key, params = {}) {
 }
 
 const room = {
-  member: load(), events: null, view: null, crowd: null, asked: null, lost: null,
+  member: load(),
+  events: null,
+  view: null,
+  crowd: null,
+  asked: null,
+  lost: null,
   away: sessionStorage.getItem(AWAY) === "1",
 };
 
@@ -50,8 +56,13 @@ const api = (path, body = {}) => postJSON(`/api/rooms/${room.member.code}/${path
 async function start() {
   await attempt(async () => {
     const started = await postJSON("/api/rooms", {});
-    save({ code: started.code, shown: started.shown, link: started.link, role: "teacher",
-      unreachable: started.unreachable });
+    save({
+      code: started.code,
+      shown: started.shown,
+      link: started.link,
+      role: "teacher",
+      unreachable: started.unreachable,
+    });
     connect();
     publish();
   });
@@ -62,8 +73,14 @@ async function join(typed, nickname) {
     const previous = room.member?.role === "student" ? room.member.student : undefined;
     const code = encodeURIComponent(typed.trim());
     const joined = await postJSON(`/api/rooms/${code}/join`, { nickname, student: previous });
-    save({ code: joined.code, shown: joined.shown, role: "student", student: joined.student,
-           nickname: joined.nickname, mine: null });
+    save({
+      code: joined.code,
+      shown: joined.shown,
+      role: "student",
+      student: joined.student,
+      nickname: joined.nickname,
+      mine: null,
+    });
     setAway(false);
     connect();
   });
@@ -82,7 +99,7 @@ function forget(messageKey) {
 
 async function leave() {
   const { student } = room.member;
-  await api("leave", { student }).catch(() => {});  // gone already: leaving is done either way
+  await api("leave", { student }).catch(() => {}); // gone already: leaving is done either way
   forget();
 }
 
@@ -92,7 +109,10 @@ async function end() {
   if (button.dataset.confirm !== "1") {
     button.dataset.confirm = "1";
     button.textContent = t("room.end.confirm");
-    setTimeout(() => { delete button.dataset.confirm; button.textContent = t("room.end"); }, 4000);
+    setTimeout(() => {
+      delete button.dataset.confirm;
+      button.textContent = t("room.end");
+    }, 4000);
     return;
   }
   await attempt(async () => {
@@ -110,7 +130,9 @@ async function syncClock() {
   let best = null;
   for (let i = 0; i < 5; i++) {
     const sent = Date.now();
-    const reply = await fetch("/api/clock", { cache: "no-store" }).then((r) => r.json()).catch(() => null);
+    const reply = await fetch("/api/clock", { cache: "no-store" })
+      .then((r) => r.json())
+      .catch(() => null);
     const back = Date.now();
     if (reply && (best === null || back - sent < best.trip)) {
       best = { trip: back - sent, offset: reply.now - (sent + back) / 2 };
@@ -125,7 +147,10 @@ function connect() {
   const events = new EventSource(eventsPath());
   room.events = events;
   events.addEventListener("room", (e) => onRoom(JSON.parse(e.data)));
-  events.addEventListener("crowd", (e) => { room.crowd = JSON.parse(e.data); render(); });
+  events.addEventListener("crowd", (e) => {
+    room.crowd = JSON.parse(e.data);
+    render();
+  });
   events.addEventListener("ended", () => forget("room.ended"));
   const status = $("room-status");
   events.addEventListener("open", () => {
@@ -136,7 +161,9 @@ function connect() {
     // The server ends each stream after a minute and EventSource opens the next at once: say
     // the connection is lost only when it stays lost.
     clearTimeout(room.lost);
-    room.lost = setTimeout(() => { status.textContent = t("room.reconnecting"); }, 3000);
+    room.lost = setTimeout(() => {
+      status.textContent = t("room.reconnecting");
+    }, 3000);
     // CLOSED: it gave up, because the server refused the stream, or because this page is
     // going away (following the teacher to another lab closes it too). Look once more.
     if (events.readyState === EventSource.CLOSED) setTimeout(() => recheck(events), 1000);
@@ -156,20 +183,24 @@ async function recheck(events) {
   const response = await fetch(eventsPath()).catch(() => null);
   response?.body?.cancel();
   if (response?.status === 404) forget("room.gone");
-  else setTimeout(() => { if (room.events === events) connect(); }, 2000);
+  else
+    setTimeout(() => {
+      if (room.events === events) connect();
+    }, 2000);
 }
 
 function onRoom(view) {
-  const fresh = view.question && !view.question.revealed && view.question.id !== room.view?.question?.id;
+  const fresh =
+    view.question && !view.question.revealed && view.question.id !== room.view?.question?.id;
   room.view = view;
   // A question the class has not seen answered: the page hides what would give it away.
   document.body.classList.toggle("room-asking", Boolean(view.question && !view.question.revealed));
   if (room.member.role === "student") {
     if (!room.away) follow(view.address);
     if (fresh && view.question.kind === "point") {
-      openPanel(false);  // it is answered on the page's plot, which the panel would cover
+      openPanel(false); // it is answered on the page's plot, which the panel would cover
     } else if (fresh) {
-      openPanel(true);  // a new question: the student should see it without looking for it
+      openPanel(true); // a new question: the student should see it without looking for it
       $("room-status").textContent = t("room.question.new");
     } else if (view.question?.revealed && $("room-status").textContent === t("room.question.new")) {
       $("room-status").textContent = "";
@@ -187,7 +218,7 @@ let leaving = false;
 function follow(address) {
   if (!address || leaving) return;
   const target = new URL(address, location.origin);
-  if (target.origin !== location.origin) return;  // the server refuses these; never follow one
+  if (target.origin !== location.origin) return; // the server refuses these; never follow one
   if (target.pathname + target.hash === location.pathname + location.hash) return;
   if (target.pathname === location.pathname) {
     // A hash change: the page follows its address; replace() keeps the back button clean.
@@ -209,21 +240,31 @@ function setAway(away) {
 // --- Leading (the teacher's page) ------------------------------------------------------------
 
 // Sends this page's address to the room whenever it changes, while this browser teaches.
-const publish = followAddress((address) => {
-  renderAsks();
-  return attempt(() => api("address", { address }));
-}, () => room.member?.role === "teacher");
+const publish = followAddress(
+  (address) => {
+    renderAsks();
+    return attempt(() => api("address", { address }));
+  },
+  () => room.member?.role === "teacher",
+);
 
 function renderAsks() {
   if (room.member?.role === "teacher") room.asked = showAsks(t, room.asked, ask);
 }
 
 async function ask(question) {
-  await attempt(() => api("question", {
-    kind: question.kind, prompt: question.prompt, params: question.params ?? {},
-    choices: question.choices ?? [], answer: String(question.answer), where: location.pathname,
-    x_range: question.x_range ?? null, y_range: question.y_range ?? null,
-  }));
+  await attempt(() =>
+    api("question", {
+      kind: question.kind,
+      prompt: question.prompt,
+      params: question.params ?? {},
+      choices: question.choices ?? [],
+      answer: String(question.answer),
+      where: location.pathname,
+      x_range: question.x_range ?? null,
+      y_range: question.y_range ?? null,
+    }),
+  );
 }
 
 const reveal = () => attempt(() => api("reveal"));
@@ -249,7 +290,7 @@ function render() {
   $("room-teacher").hidden = role !== "teacher";
   $("room-student").hidden = role !== "student";
   $("room-toggle").classList.toggle("live", role !== null);
-  document.body.dataset.room = role ?? "";  // the lab's layout may follow it (app.css)
+  document.body.dataset.room = role ?? ""; // the lab's layout may follow it (app.css)
   $("room-toggle-text").textContent = role ? `${t("room.class")} ${member.shown}` : t("room.class");
   $("room-rejoin").hidden = !(role === "student" && room.away);
   if (role === "teacher") renderTeacher(member);
@@ -260,8 +301,14 @@ function render() {
 // The page's own part in a question, where it has one; a page's failure is its own.
 function tellPage(role) {
   try {
-    window.gradientLab?.room?.({ role, question: room.view?.question ?? null, crowd: room.crowd,
-      mine: room.member?.mine ?? null, answer, reveal });
+    window.gradientLab?.room?.({
+      role,
+      question: room.view?.question ?? null,
+      crowd: room.crowd,
+      mine: room.member?.mine ?? null,
+      answer,
+      reveal,
+    });
   } catch (err) {
     console.error(err);
   }
@@ -287,11 +334,19 @@ function renderUnreachable(box, why) {
 }
 
 function renderStudent(member) {
-  $("room-in").textContent = t("room.in", { code: member.shown })
-    + (member.nickname ? ` · ${t("room.as", { nickname: member.nickname })}` : "");
+  $("room-in").textContent =
+    t("room.in", { code: member.shown }) +
+    (member.nickname ? ` · ${t("room.as", { nickname: member.nickname })}` : "");
   $("room-follow-state").textContent = t(room.away ? "room.away" : "room.following");
   $("room-explore").textContent = t(room.away ? "room.follow" : "room.explore");
-  renderStudentQuestion($("room-question-student"), t, room.view?.question, room.crowd, member.mine, answer);
+  renderStudentQuestion(
+    $("room-question-student"),
+    t,
+    room.view?.question,
+    room.crowd,
+    member.mine,
+    answer,
+  );
 }
 
 function showError(err) {
@@ -326,14 +381,22 @@ function openPanel(open) {
 
 // A page may draw its result after its address was written (the training lab does): while the
 // teacher's panel is open, look again now and then for what it can ask.
-setInterval(() => { if (!$("room-panel").hidden) renderAsks(); }, 1000);
+setInterval(() => {
+  if (!$("room-panel").hidden) renderAsks();
+}, 1000);
 
 // --- Wiring ------------------------------------------------------------------------------------
 
 $("room-toggle").addEventListener("click", () => openPanel($("room-panel").hidden));
-$("room-close").addEventListener("click", () => { openPanel(false); $("room-toggle").focus(); });
+$("room-close").addEventListener("click", () => {
+  openPanel(false);
+  $("room-toggle").focus();
+});
 $("room-panel").addEventListener("keydown", (e) => {
-  if (e.key === "Escape") { openPanel(false); $("room-toggle").focus(); }
+  if (e.key === "Escape") {
+    openPanel(false);
+    $("room-toggle").focus();
+  }
 });
 $("room-start").addEventListener("click", start);
 $("room-join").addEventListener("submit", (e) => {
@@ -344,13 +407,17 @@ $("room-leave").addEventListener("click", leave);
 $("room-end").addEventListener("click", end);
 $("room-big").addEventListener("click", () => showBig(room.member));
 $("room-copy").addEventListener("click", async () => {
-  $("room-status").textContent = t(await copyLink(room.member.link) ? "room.copied" : "room.copy.select");
+  $("room-status").textContent = t(
+    (await copyLink(room.member.link)) ? "room.copied" : "room.copy.select",
+  );
 });
 $("room-explore").addEventListener("click", () => setAway(!room.away));
 $("room-rejoin").addEventListener("click", () => setAway(false));
 // A student who picks another lab in the header has stepped away on purpose.
 for (const link of document.querySelectorAll(".top nav a")) {
-  link.addEventListener("click", () => { if (room.member?.role === "student") setAway(true); });
+  link.addEventListener("click", () => {
+    if (room.member?.role === "student") setAway(true);
+  });
 }
 
 // A join link (/?join=CODE, the QR code's): the panel opens with the code filled in.
@@ -359,7 +426,11 @@ if (params.has("join")) {
   const typed = params.get("join");
   params.delete("join");
   const search = params.toString();
-  history.replaceState(history.state, "", location.pathname + (search ? `?${search}` : "") + location.hash);
+  history.replaceState(
+    history.state,
+    "",
+    location.pathname + (search ? `?${search}` : "") + location.hash,
+  );
   if (room.member?.code !== typed.toUpperCase()) {
     $("room-code").value = typed;
     openPanel(true);

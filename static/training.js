@@ -5,7 +5,15 @@
 import { ApiError, markStale, postEvents, postJSON, renderFailure } from "./api.js";
 import { now, page, t } from "./page.js";
 import { followHash, readState, writeState } from "./urlstate.js";
-import { VIEW_FIELDS, drawView, landscapeRequest, play, resume, runsText, seek } from "./training/landscape.js";
+import {
+  VIEW_FIELDS,
+  drawView,
+  landscapeRequest,
+  play,
+  resume,
+  runsText,
+  seek,
+} from "./training/landscape.js";
 
 const $ = (id) => document.getElementById(id);
 const LESSONS = page.choices.lessons;
@@ -18,10 +26,13 @@ const TYPES = { number: Number, boolean: Boolean, string: String };
 const FIELDS = [
   { name: "lesson", type: String, default: "flow" },
   ...Object.entries(DEFAULTS).flatMap(([lesson, defaults]) =>
-    Object.entries(defaults).map(([name, value]) => (Array.isArray(value)
-      // The landscape's runs, as its form writes them: "sgd:0.5,adam:0.02".
-      ? { name: `${lesson}.${name}`, type: String, default: runsText(value) }
-      : { name: `${lesson}.${name}`, type: TYPES[typeof value] ?? String, default: value }))),
+    Object.entries(defaults).map(([name, value]) =>
+      Array.isArray(value)
+        ? // The landscape's runs, as its form writes them: "sgd:0.5,adam:0.02".
+          { name: `${lesson}.${name}`, type: String, default: runsText(value) }
+        : { name: `${lesson}.${name}`, type: TYPES[typeof value] ?? String, default: value },
+    ),
+  ),
   ...VIEW_FIELDS,
 ];
 
@@ -60,7 +71,8 @@ function readForm(lesson) {
 
 function requestOf(lesson) {
   const body = {};
-  for (const field of fieldsOf(lesson)) body[field.name.slice(lesson.length + 1)] = state.values[field.name];
+  for (const field of fieldsOf(lesson))
+    body[field.name.slice(lesson.length + 1)] = state.values[field.name];
   return lesson === "landscape" ? landscapeRequest(body) : body;
 }
 
@@ -86,15 +98,19 @@ async function run(lesson) {
     if (lesson === "train") {
       await train(requestOf("train"), results);
     } else {
-      const [{ render }, result] = await Promise.all([lessonScript(lesson),
-        postJSON(`/api/training/${lesson}`, requestOf(lesson))]);
+      const [{ render }, result] = await Promise.all([
+        lessonScript(lesson),
+        postJSON(`/api/training/${lesson}`, requestOf(lesson)),
+      ]);
       render(panel, result);
       drawn(results);
     }
     results.dataset.request = request;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    showError(panel, err, () => { if (!state.running) run(lesson); });
+    showError(panel, err, () => {
+      if (!state.running) run(lesson);
+    });
     // What is drawn is an earlier run's (a training run that broke off says so in train()).
     if (lesson !== "train" && results.dataset.drawn) markStale(results, t("net.stale"));
   } finally {
@@ -113,7 +129,9 @@ function drawn(results) {
 // Whether a lesson's figures are drawn, for the values the form now holds.
 function drawnFor(lesson) {
   const results = $("panel-" + lesson).querySelector(".results");
-  return results.dataset.drawn === "1" && results.dataset.request === JSON.stringify(requestOf(lesson));
+  return (
+    results.dataset.drawn === "1" && results.dataset.request === JSON.stringify(requestOf(lesson))
+  );
 }
 
 function showError(panel, err, retry) {
@@ -142,7 +160,9 @@ async function train(body, results) {
   let last = null;
   setProgress(0, body.steps, "training.progress.start");
   try {
-    for await (const chunk of postEvents("/api/training/run", body, { signal: controller.signal })) {
+    for await (const chunk of postEvents("/api/training/run", body, {
+      signal: controller.signal,
+    })) {
       for (const key of ["loss", "grad_norm", "clipped_norm", "lr"]) run[key].push(...chunk[key]);
       run.data = chunk.data ?? run.data;
       last = chunk;
@@ -154,7 +174,10 @@ async function train(body, results) {
     }
     // A stream that ends early without saying why was cut off, not finished.
     if (!last?.diverged && run.loss.length < (last?.total ?? body.steps)) {
-      throw new ApiError({ type: "interrupted", message: `the stream ended after ${run.loss.length} steps` }, 0);
+      throw new ApiError(
+        { type: "interrupted", message: `the stream ended after ${run.loss.length} steps` },
+        0,
+      );
     }
   } catch (err) {
     if (err.name === "AbortError") {
@@ -163,7 +186,10 @@ async function train(body, results) {
     }
     const total = last?.total ?? body.steps;
     if (last) {
-      $("progress-text").textContent = t("training.progress.broke_off", { step: run.loss.length, total });
+      $("progress-text").textContent = t("training.progress.broke_off", {
+        step: run.loss.length,
+        total,
+      });
       markStale(results, t("training.partial", { step: run.loss.length, total }));
     } else {
       $("progress-text").textContent = t("training.progress.not_started");
@@ -205,7 +231,8 @@ for (const button of document.querySelectorAll("[role=tab]")) {
 for (const button of document.querySelectorAll("[data-preset]")) {
   button.addEventListener("click", () => {
     const preset = { "flow.batchnorm": false, "flow.residual": false, "flow.init": "default" };
-    for (const [key, value] of Object.entries(page.choices.flow_presets[button.dataset.preset])) preset["flow." + key] = value;
+    for (const [key, value] of Object.entries(page.choices.flow_presets[button.dataset.preset]))
+      preset["flow." + key] = value;
     Object.assign(state.values, preset);
     fillForms();
     run("flow");
@@ -234,7 +261,9 @@ $("landscape-play").addEventListener("click", async () => {
   await writeState(FIELDS, state.values);
   play($("panel-landscape"), state.values["landscape_view.play"]);
 });
-$("landscape-step").addEventListener("input", (event) => seek($("panel-landscape"), Number(event.target.value)));
+$("landscape-step").addEventListener("input", (event) =>
+  seek($("panel-landscape"), Number(event.target.value)),
+);
 
 // Open what the address says: its lesson, already run (a lesson drawn for these values stays).
 async function open(values) {
@@ -243,7 +272,8 @@ async function open(values) {
   fillForms();
   showLesson(state.values.lesson);
   if (drawnFor(state.values.lesson)) {
-    if (state.values.lesson === "landscape") { // a view changed, or the teacher pressed Play
+    if (state.values.lesson === "landscape") {
+      // a view changed, or the teacher pressed Play
       drawView($("panel-landscape"));
       resume($("panel-landscape"));
     }
@@ -269,13 +299,29 @@ window.gradientLab = {
     if (lesson === "flow" && summary?.dataset.verdict) {
       const params = { depth: String(state.values["flow.depth"]) };
       return [
-        { kind: "yesno", prompt: "room.q.vanish", params, answer: yes(summary.dataset.verdict === "vanishing") },
-        { kind: "yesno", prompt: "room.q.explode", params, answer: yes(summary.dataset.verdict === "exploding") },
+        {
+          kind: "yesno",
+          prompt: "room.q.vanish",
+          params,
+          answer: yes(summary.dataset.verdict === "vanishing"),
+        },
+        {
+          kind: "yesno",
+          prompt: "room.q.explode",
+          params,
+          answer: yes(summary.dataset.verdict === "exploding"),
+        },
       ];
     }
     if (lesson === "nan" && summary?.dataset.step !== undefined) {
-      return [{ kind: "yesno", prompt: "room.q.nan", params: { steps: String(state.values["nan.steps"]) },
-                answer: yes(summary.dataset.step !== "") }];
+      return [
+        {
+          kind: "yesno",
+          prompt: "room.q.nan",
+          params: { steps: String(state.values["nan.steps"]) },
+          answer: yes(summary.dataset.step !== ""),
+        },
+      ];
     }
     return [];
   },

@@ -1,5 +1,6 @@
 // Page state in location.hash, driven by one field table (tensorflow/playground's PROPS):
-//   [{name: "lr", type: Number, default: 0.1}, {name: "code", type: String, default: "", compress: true}]
+//   [{name: "lr", type: Number, default: 0.1},
+//    {name: "code", type: String, default: "", compress: true}]
 // Only values that differ from their default are written, so a link stays short. A field marked
 // `compress` is deflated with the browser's CompressionStream when it has one and written under
 // "<name>.z"; a browser without it writes and reads the plain text.

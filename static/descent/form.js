@@ -11,17 +11,25 @@ import { KINDS, labelOf, styles, swatch } from "./style.js";
 const OPTIONS = page.options;
 const SLIDE_MS = 150;
 
-// A run as text with its keys sorted (labels aside): two runs are the same run when these are equal.
+// A run as text with its keys sorted (labels aside): two runs are the same when these are equal.
 export function canon(run) {
   const sorted = (v) => {
     if (Array.isArray(v)) return v.map(sorted);
     if (!v || typeof v !== "object") return v;
-    return Object.fromEntries(Object.keys(v).sort().filter((k) => k !== "label" && v[k] !== undefined).map((k) => [k, sorted(v[k])]));
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .filter((k) => k !== "label" && v[k] !== undefined)
+        .map((k) => [k, sorted(v[k])]),
+    );
   };
   return JSON.stringify(sorted(run));
 }
 
-const pairs = (obj) => Object.entries(obj).map(([k, v]) => `${k}=${JSON.stringify(v)}`).join(", ");
+const pairs = (obj) =>
+  Object.entries(obj)
+    .map(([k, v]) => `${k}=${JSON.stringify(v)}`)
+    .join(", ");
 
 export function parsePairs(text) {
   const out = {};
@@ -29,7 +37,11 @@ export function parsePairs(text) {
     const [key, ...value] = part.split("=");
     if (!key.trim()) continue;
     const raw = value.join("=").trim();
-    try { out[key.trim()] = JSON.parse(raw); } catch { out[key.trim()] = raw; }
+    try {
+      out[key.trim()] = JSON.parse(raw);
+    } catch {
+      out[key.trim()] = raw;
+    }
   }
   return out;
 }
@@ -50,7 +62,7 @@ function input(cls, { type = "text", size, placeholder, aria, value }) {
   if (size) el.size = size;
   if (placeholder) el.placeholder = placeholder;
   if (aria) el.setAttribute("aria-label", aria);
-  el.value = value ?? "";  // user text: a value, never innerHTML
+  el.value = value ?? ""; // user text: a value, never innerHTML
   return el;
 }
 
@@ -84,12 +96,42 @@ export function renderRunEditor(box, runs, { sweep = false, swept = [] } = {}) {
       labelled("lr", lrInput),
       ...sliders(optimizer, { lr: swept[r] ?? lr, ...rest }, sweep),
       labelled(t("descent.run.lr_y"), input("lr_y", { type: "number", size: 6, value: lrY })),
-      labelled(t("descent.run.options"), input("options", { size: 16, placeholder: "weight_decay=0.01", value: pairs(rest) })),
-      select("scheduler", ["", ...OPTIONS.schedulers], sKind, (v) => v || t("descent.run.scheduler.none"), t("descent.run.scheduler")),
-      input("scheduler-args", { size: 14, placeholder: "step_size=100", aria: t("descent.run.scheduler"), value: pairs(sArgs) }),
-      select("clip", ["", ...OPTIONS.clips], clip?.kind ?? "", (v) => v || t("descent.run.clip.none"), t("descent.run.clip")),
-      input("clip-max", { type: "number", size: 4, aria: t("descent.run.clip.max"), value: clip?.max }),
-      input("label", { size: 14, placeholder: t("descent.run.label"), aria: t("descent.run.label"), value: label }),
+      labelled(
+        t("descent.run.options"),
+        input("options", { size: 16, placeholder: "weight_decay=0.01", value: pairs(rest) }),
+      ),
+      select(
+        "scheduler",
+        ["", ...OPTIONS.schedulers],
+        sKind,
+        (v) => v || t("descent.run.scheduler.none"),
+        t("descent.run.scheduler"),
+      ),
+      input("scheduler-args", {
+        size: 14,
+        placeholder: "step_size=100",
+        aria: t("descent.run.scheduler"),
+        value: pairs(sArgs),
+      }),
+      select(
+        "clip",
+        ["", ...OPTIONS.clips],
+        clip?.kind ?? "",
+        (v) => v || t("descent.run.clip.none"),
+        t("descent.run.clip"),
+      ),
+      input("clip-max", {
+        type: "number",
+        size: 4,
+        aria: t("descent.run.clip.max"),
+        value: clip?.max,
+      }),
+      input("label", {
+        size: 14,
+        placeholder: t("descent.run.label"),
+        aria: t("descent.run.label"),
+        value: label,
+      }),
       removeButton(),
     );
     if (sweep && swept[r] !== undefined) row.append(note(t("descent.run.swept")));
@@ -100,12 +142,36 @@ export function renderRunEditor(box, runs, { sweep = false, swept = [] } = {}) {
 // Sliders for what a learner most wants to feel (distill's "Why Momentum Really Works"): the lr
 // on a log scale, the momentum, Adam's β₁. Moving one writes the field beside it and races again.
 const SLIDERS = [
-  { name: "lr", symbol: "lr", min: -4, max: 0.5, step: 0.01, takes: () => true,
-    from: (v) => Math.log10(v), to: (x) => Number((10 ** x).toPrecision(2)) },
-  { name: "momentum", symbol: "μ", min: 0, max: 0.99, step: 0.01, takes: (options) => options.includes("momentum"),
-    from: (v) => v, to: (x) => x },
-  { name: "betas", symbol: "β₁", min: 0, max: 0.999, step: 0.001, takes: (options) => options.includes("betas"),
-    from: (v) => v[0], to: (x, v) => [x, v[1]] },
+  {
+    name: "lr",
+    symbol: "lr",
+    min: -4,
+    max: 0.5,
+    step: 0.01,
+    takes: () => true,
+    from: (v) => Math.log10(v),
+    to: (x) => Number((10 ** x).toPrecision(2)),
+  },
+  {
+    name: "momentum",
+    symbol: "μ",
+    min: 0,
+    max: 0.99,
+    step: 0.01,
+    takes: (options) => options.includes("momentum"),
+    from: (v) => v,
+    to: (x) => x,
+  },
+  {
+    name: "betas",
+    symbol: "β₁",
+    min: 0,
+    max: 0.999,
+    step: 0.001,
+    takes: (options) => options.includes("betas"),
+    from: (v) => v[0],
+    to: (x, v) => [x, v[1]],
+  },
 ];
 
 function sliders(optimizer, given, sweep) {
@@ -113,7 +179,10 @@ function sliders(optimizer, given, sweep) {
   if (!kind) return [];
   return SLIDERS.filter((s) => s.takes(kind.options)).map((s) => {
     const value = given[s.name] ?? kind.defaults[s.name];
-    const el = input(`slide slide-${s.name}`, { type: "range", aria: t("descent.run.slide", { name: s.symbol }) });
+    const el = input(`slide slide-${s.name}`, {
+      type: "range",
+      aria: t("descent.run.slide", { name: s.symbol }),
+    });
     Object.assign(el, { min: s.min, max: s.max, step: s.step });
     el.value = String(s.from(value));
     el.dataset.param = s.name;
@@ -164,7 +233,8 @@ function readRow(row) {
   const run = { optimizer: value(".optimizer"), ...parsePairs(value(".options")) };
   if (value(".lr") !== "") run.lr = Number(value(".lr"));
   if (value(".lr_y") !== "") run.lr_y = Number(value(".lr_y"));
-  if (value(".scheduler")) run.scheduler = { kind: value(".scheduler"), ...parsePairs(value(".scheduler-args")) };
+  if (value(".scheduler"))
+    run.scheduler = { kind: value(".scheduler"), ...parsePairs(value(".scheduler-args")) };
   if (value(".clip")) run.clip = { kind: value(".clip"), max: Number(value(".clip-max") || 1) };
   return run;
 }
@@ -186,8 +256,11 @@ export function readRunEditor(box, { sweep = false } = {}) {
 export function switchOptimizer(row, suggestedLr) {
   const optimizer = row.querySelector(".optimizer").value;
   const accepted = new Set(OPTIONS.optimizer_options[optimizer] ?? []);
-  const kept = Object.fromEntries(Object.entries(parsePairs(row.querySelector(".options").value))
-    .filter(([key]) => accepted.has(key)));
+  const kept = Object.fromEntries(
+    Object.entries(parsePairs(row.querySelector(".options").value)).filter(([key]) =>
+      accepted.has(key),
+    ),
+  );
   row.querySelector(".options").value = pairs(kept);
   const lr = suggestedLr(optimizer) ?? row.querySelector(".lr").value;
   row.querySelector(".lr").value = lr;
@@ -197,13 +270,19 @@ export function switchOptimizer(row, suggestedLr) {
   row.querySelector(".swatch").replaceWith(swatch(style));
   // The new optimizer's own sliders (Adam has β₁, SGD + momentum has μ).
   for (const old of row.querySelectorAll(".slide-label")) old.remove();
-  row.querySelector(".lr").closest("label").after(...sliders(optimizer, { lr: Number(lr), ...kept }, false));
+  row
+    .querySelector(".lr")
+    .closest("label")
+    .after(...sliders(optimizer, { lr: Number(lr), ...kept }, false));
 }
 
 // The next run to add: the first optimizer not racing yet.
 export function nextOptimizer(runs) {
   const used = new Set(runs.map((run) => run.optimizer));
-  return OPTIONS.optimizers.find((name) => !used.has(name)) ?? OPTIONS.optimizers[runs.length % OPTIONS.optimizers.length];
+  return (
+    OPTIONS.optimizers.find((name) => !used.has(name)) ??
+    OPTIONS.optimizers[runs.length % OPTIONS.optimizers.length]
+  );
 }
 
 // The editor's own controls: a changed row (a new optimizer takes an lr that suits it), Add a
@@ -215,13 +294,14 @@ export function wireRunEditor(box, add, { onEdit, onSlide, onSliding, sweep, lrF
   box.addEventListener("input", (event) => {
     if (!event.target.classList.contains("slide")) return;
     slid(event.target.closest(".run-row"), event.target);
-    onSliding();  // the race on show stops: the one the slider asks for plays when it arrives
+    onSliding(); // the race on show stops: the one the slider asks for plays when it arrives
     clearTimeout(pending);
     pending = setTimeout(onSlide, SLIDE_MS);
   });
   box.addEventListener("change", (event) => {
-    if (event.target.classList.contains("slide")) return;  // its input events raced already
-    if (event.target.classList.contains("optimizer")) switchOptimizer(event.target.closest(".run-row"), lrFor);
+    if (event.target.classList.contains("slide")) return; // its input events raced already
+    if (event.target.classList.contains("optimizer"))
+      switchOptimizer(event.target.closest(".run-row"), lrFor);
     onEdit();
   });
   add.addEventListener("click", () => {

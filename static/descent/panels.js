@@ -18,7 +18,11 @@ export function renderLegend(body, runs) {
     label.textContent = run.label;
     const settings = document.createElement("div");
     settings.className = "muted settings";
-    const notes = [Object.entries(run.settings).map(([k, v]) => `${k}=${Array.isArray(v) ? v.join("/") : v}`).join(" ")];
+    const notes = [
+      Object.entries(run.settings)
+        .map(([k, v]) => `${k}=${Array.isArray(v) ? v.join("/") : v}`)
+        .join(" "),
+    ];
     if (run.sweep) notes.push(t("descent.swept", { lr: fmt(run.sweep.picked) }));
     if (run.diverged_at !== null) notes.push(t("descent.diverged", { k: run.diverged_at }));
     settings.textContent = notes.join(" · ");
@@ -38,7 +42,8 @@ export function showLegendFrame(body, runs, k) {
   for (const row of body.querySelectorAll("tr")) {
     const run = runs[Number(row.dataset.run)];
     row.classList.toggle("diverged", run.diverged_at !== null && k >= run.diverged_at);
-    for (const [cls, text] of Object.entries(stepValues(run, k))) row.querySelector(`.${cls}`).textContent = text;
+    for (const [cls, text] of Object.entries(stepValues(run, k)))
+      row.querySelector(`.${cls}`).textContent = text;
   }
 }
 
@@ -76,7 +81,8 @@ export function renderError(boxes, err, { retry, kept }) {
     title.textContent = t("descent.error.title");
     const message = document.createElement("p");
     message.className = "error-message";
-    message.textContent = err instanceof ApiError && err.line ? `${err.message} (line ${err.line})` : err.message;
+    message.textContent =
+      err instanceof ApiError && err.line ? `${err.message} (line ${err.line})` : err.message;
     box.append(title, message);
     const hint = (err.hintKey && t(err.hintKey, {}, null)) || err.hint;
     if (hint) {

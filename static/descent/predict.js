@@ -11,11 +11,19 @@ import { num, t } from "../page.js";
 import { isRight } from "../room/render.js";
 
 const $ = (id) => document.getElementById(id);
-const HEAT = "214, 51, 132";  // the taps' colour (rgb): no optimizer's (descent/style.js)
-const BINS = 16;              // the heat map's cells along each axis
+const HEAT = "214, 51, 132"; // the taps' colour (rgb): no optimizer's (descent/style.js)
+const BINS = 16; // the heat map's cells along each axis
 const STEPPER = ["play", "back", "next", "scrub"];
-const room = { role: null, question: null, crowd: null, mine: null, answer: null, reveal: null,
-  key: "", drawn: "" };
+const room = {
+  role: null,
+  question: null,
+  crowd: null,
+  mine: null,
+  answer: null,
+  reveal: null,
+  key: "",
+  drawn: "",
+};
 let hooks = { redraw() {}, hold() {}, rewind() {}, replay() {} };
 
 // The page's part: redraw() the plot, hold() the clock, rewind() to step 0 and say so in the
@@ -100,7 +108,8 @@ export function tapPlot(event) {
   const full = plot._fullLayout;
   let { x, y } = event.points[0];
   const at = event.event;
-  if (full && Number.isFinite(at?.clientX)) {  // where the finger was, not the nearest grid cell
+  if (full && Number.isFinite(at?.clientX)) {
+    // where the finger was, not the nearest grid cell
     const box = plot.getBoundingClientRect();
     x = full.xaxis.p2l(at.clientX - box.left - full._size.l);
     y = full.yaxis.p2l(at.clientY - box.top - full._size.t);
@@ -115,26 +124,62 @@ export function tapPlot(event) {
 // this student's own tap.
 export function predictTraces() {
   const question = point();
-  const taps = question ? room.crowd?.taps?.taps ?? [] : [];
+  const taps = question ? (room.crowd?.taps?.taps ?? []) : [];
   const mine = question ? mineOf(question)?.split(",").map(Number) : null;
   const cells = (range) => ({ start: range[0], end: range[1], size: (range[1] - range[0]) / BINS });
   const xs = taps.map((tap) => tap.x);
   const ys = taps.map((tap) => tap.y);
   const name = t("descent.predict.taps");
-  const bins = question ? { autobinx: false, autobiny: false, xbins: cells(question.x_range),
-    ybins: cells(question.y_range) } : {};
-  const heat = [[0, `rgba(${HEAT}, 0)`], [0.2, `rgba(${HEAT}, 0.3)`], [1, `rgba(${HEAT}, 0.75)`]];
+  const bins = question
+    ? {
+        autobinx: false,
+        autobiny: false,
+        xbins: cells(question.x_range),
+        ybins: cells(question.y_range),
+      }
+    : {};
+  const heat = [
+    [0, `rgba(${HEAT}, 0)`],
+    [0.2, `rgba(${HEAT}, 0.3)`],
+    [1, `rgba(${HEAT}, 0.75)`],
+  ];
   return [
-    { uid: "predict-heat", type: "histogram2dcontour", x: xs, y: ys, visible: xs.length > 0, name,
-      hoverinfo: "skip", showscale: false, ncontours: 6, line: { width: 0, smoothing: 1.3 },
+    {
+      uid: "predict-heat",
+      type: "histogram2dcontour",
+      x: xs,
+      y: ys,
+      visible: xs.length > 0,
+      name,
+      hoverinfo: "skip",
+      showscale: false,
+      ncontours: 6,
+      line: { width: 0, smoothing: 1.3 },
       contours: { coloring: "fill", showlines: false },
-      colorscale: heat, ...bins },
-    { uid: "predict-taps", type: "scatter", mode: "markers", x: xs, y: ys, name, hoverinfo: "skip",
-      marker: { color: `rgb(${HEAT})`, size: 8, line: { color: "#ffffff", width: 1.5 } } },
-    { uid: "predict-mine", type: "scatter", mode: "markers", x: mine ? [mine[0]] : [],
-      y: mine ? [mine[1]] : [], name: t("descent.predict.yours"), hoverinfo: "skip",
+      colorscale: heat,
+      ...bins,
+    },
+    {
+      uid: "predict-taps",
+      type: "scatter",
+      mode: "markers",
+      x: xs,
+      y: ys,
+      name,
+      hoverinfo: "skip",
+      marker: { color: `rgb(${HEAT})`, size: 8, line: { color: "#ffffff", width: 1.5 } },
+    },
+    {
+      uid: "predict-mine",
+      type: "scatter",
+      mode: "markers",
+      x: mine ? [mine[0]] : [],
+      y: mine ? [mine[1]] : [],
+      name: t("descent.predict.yours"),
+      hoverinfo: "skip",
       cliponaxis: false,
-      marker: { symbol: "circle-open", size: 24, color: "#1f2328", line: { width: 3 } } },
+      marker: { symbol: "circle-open", size: 24, color: "#1f2328", line: { width: 3 } },
+    },
   ];
 }
 
@@ -165,9 +210,11 @@ function showNote() {
   const crowd = room.crowd ?? { answered: 0, students: 0, right: null };
   const mine = mineOf(question);
   if (room.role === "teacher") {
-    parts.push(question.revealed && crowd.right !== null && crowd.answered
-      ? t("descent.predict.result", { right: crowd.right, answered: crowd.answered })
-      : t("descent.predict.count", { answered: crowd.answered, students: crowd.students }));
+    parts.push(
+      question.revealed && crowd.right !== null && crowd.answered
+        ? t("descent.predict.result", { right: crowd.right, answered: crowd.answered })
+        : t("descent.predict.count", { answered: crowd.answered, students: crowd.students }),
+    );
   } else if (!question.revealed) {
     parts.push(mine ? t("descent.predict.mine", pointParams(mine)) : t("room.tap.here"));
   } else if (!mine) {
@@ -176,8 +223,12 @@ function showNote() {
     const [x, y] = mine.split(",").map(Number);
     const [tx, ty] = question.answer.split(",").map(Number);
     const right = isRight(question, mine);
-    parts.push(t(right ? "descent.predict.right" : "descent.predict.wrong",
-      { ...pointParams(mine), d: three(Math.hypot(x - tx, y - ty)) }));
+    parts.push(
+      t(right ? "descent.predict.right" : "descent.predict.wrong", {
+        ...pointParams(mine),
+        d: three(Math.hypot(x - tx, y - ty)),
+      }),
+    );
     note.dataset.right = String(right);
   }
   $("predict-text").textContent = parts.join(" ");

@@ -16,19 +16,33 @@ export const fmt = (v) => fmtNumber(v, 4);
 // Presentation mode: text and markers a projector shows from the back of the room.
 const SCALE = document.body.classList.contains("present") ? 1.5 : 1;
 const FONT = { family: "system-ui, sans-serif", size: 11 * SCALE };
-const SURFACE_SCALE = [[0, "#ffffff"], [0.4, "#e9ecef"], [1, "#8d959c"]];
+const SURFACE_SCALE = [
+  [0, "#ffffff"],
+  [0.4, "#e9ecef"],
+  [1, "#8d959c"],
+];
 const BASIN_COLORS = ["#56B4E9", "#E69F00", "#009E73", "#CC79A7", "#0072B2", "#D55E00"];
 // scatter3d knows fewer marker shapes: the nearest one each.
-const SYMBOL_3D = { circle: "circle", square: "square", diamond: "diamond", "triangle-up": "cross",
-                    "triangle-down": "x", pentagon: "circle-open", star: "square-open", hexagon: "diamond-open" };
+const SYMBOL_3D = {
+  circle: "circle",
+  square: "square",
+  diamond: "diamond",
+  "triangle-up": "cross",
+  "triangle-down": "x",
+  pentagon: "circle-open",
+  star: "square-open",
+  hexagon: "diamond-open",
+};
 // Traces per run: future, casing, path, head, where it left the plot / path, head.
 const PER_RUN = { "2d": 5, "3d": 2 };
-const LINE = 3 * SCALE;  // a path's width: 4.5 px on a projector
-const layouts = new WeakMap();         // el → where its runs' traces start, and its view
+const LINE = 3 * SCALE; // a path's width: 4.5 px on a projector
+const layouts = new WeakMap(); // el → where its runs' traces start, and its view
 
 function base(title) {
   return {
-    margin: { l: 48, r: 8, t: title ? 24 : 8, b: 32 }, font: FONT, showlegend: false,
+    margin: { l: 48, r: 8, t: title ? 24 : 8, b: 32 },
+    font: FONT,
+    showlegend: false,
     title: title ? { text: title, font: { size: 12 * SCALE }, x: 0.02 } : undefined,
     uirevision: "keep",
   };
@@ -39,63 +53,177 @@ const ysOf = (run) => run.points.map((p) => num(p[1]));
 
 // The surface with every run's path (its future faintly, unless `future` is false), the minima,
 // each run at step `frame`, and the `overlay` traces over them all (2D).
-export function renderSurface(el, grid, runs, { view, frame, basins = null, minima = [], strings = {},
-                                                previous = [], future = true, overlay = [] }) {
+export function renderSurface(
+  el,
+  grid,
+  runs,
+  {
+    view,
+    frame,
+    basins = null,
+    minima = [],
+    strings = {},
+    previous = [],
+    future = true,
+    overlay = [],
+  },
+) {
   const { z, shaded } = surfaceValues(grid);
   const traces = [];
   const style = styles(runs);
   if (view === "3d") {
-    traces.push({ type: "surface", x: grid.x, y: grid.y, z, colorscale: SURFACE_SCALE, opacity: 0.9,
-      showscale: false, hoverinfo: "x+y+z" });
+    traces.push({
+      type: "surface",
+      x: grid.x,
+      y: grid.y,
+      z,
+      colorscale: SURFACE_SCALE,
+      opacity: 0.9,
+      showscale: false,
+      hoverinfo: "x+y+z",
+    });
     if (minima.length) {
-      traces.push({ type: "scatter3d", mode: "markers", x: minima.map((m) => m[0]), y: minima.map((m) => m[1]),
-        z: minima.map((m) => nearest(grid, z, m)), name: strings.minimum, hovertemplate: `${strings.minimum} (%{x}, %{y})<extra></extra>`,
-        marker: { symbol: "x", size: 6, color: "#1f2328" } });
+      traces.push({
+        type: "scatter3d",
+        mode: "markers",
+        x: minima.map((m) => m[0]),
+        y: minima.map((m) => m[1]),
+        z: minima.map((m) => nearest(grid, z, m)),
+        name: strings.minimum,
+        hovertemplate: `${strings.minimum} (%{x}, %{y})<extra></extra>`,
+        marker: { symbol: "x", size: 6, color: "#1f2328" },
+      });
     }
   } else {
-    traces.push({ type: "contour", x: grid.x, y: grid.y, z: shaded, colorscale: SURFACE_SCALE,
-      showscale: false, contours: { coloring: "heatmap" }, ncontours: 30, hoverinfo: "x+y",
-      line: { width: 0.6, color: "rgba(73,80,87,0.35)" } });
+    traces.push({
+      type: "contour",
+      x: grid.x,
+      y: grid.y,
+      z: shaded,
+      colorscale: SURFACE_SCALE,
+      showscale: false,
+      contours: { coloring: "heatmap" },
+      ncontours: 30,
+      hoverinfo: "x+y",
+      line: { width: 0.6, color: "rgba(73,80,87,0.35)" },
+    });
     if (basins) traces.push(basinTrace(el, basins));
     if (minima.length) {
-      traces.push({ type: "scatter", mode: "markers", x: minima.map((m) => m[0]), y: minima.map((m) => m[1]),
-        name: strings.minimum, hovertemplate: `${strings.minimum} (%{x}, %{y})<extra></extra>`,
-        marker: { symbol: "x", size: 15 * SCALE, color: "#1f2328", line: { color: "#ffffff", width: 1.5 } } });
+      traces.push({
+        type: "scatter",
+        mode: "markers",
+        x: minima.map((m) => m[0]),
+        y: minima.map((m) => m[1]),
+        name: strings.minimum,
+        hovertemplate: `${strings.minimum} (%{x}, %{y})<extra></extra>`,
+        marker: {
+          symbol: "x",
+          size: 15 * SCALE,
+          color: "#1f2328",
+          line: { color: "#ffffff", width: 1.5 },
+        },
+      });
     }
   }
   if (view !== "3d") traces.push(...previousTraces(previous, runs.length, strings.before));
   layouts.set(el, { first: traces.length, view, strings, runs: runs.length });
-  const box = { x: [grid.x[0], grid.x[grid.x.length - 1]], y: [grid.y[0], grid.y[grid.y.length - 1]] };
+  const box = {
+    x: [grid.x[0], grid.x[grid.x.length - 1]],
+    y: [grid.y[0], grid.y[grid.y.length - 1]],
+  };
   runs.forEach((run, r) => {
     const { color, symbol, dash } = style[r];
     const [xs, ys] = onPlot(run, exitPoint(run, box), run.points.length);
     if (view === "3d") {
-      traces.push({ type: "scatter3d", mode: "lines", x: [], y: [], z: [], line: { color, width: 6, dash }, name: run.label });
-      traces.push({ type: "scatter3d", mode: "markers", x: [], y: [], z: [], name: run.label,
-        marker: { color, size: 6, symbol: SYMBOL_3D[symbol] ?? "circle", line: { color: "#fff", width: 1 } } });
+      traces.push({
+        type: "scatter3d",
+        mode: "lines",
+        x: [],
+        y: [],
+        z: [],
+        line: { color, width: 6, dash },
+        name: run.label,
+      });
+      traces.push({
+        type: "scatter3d",
+        mode: "markers",
+        x: [],
+        y: [],
+        z: [],
+        name: run.label,
+        marker: {
+          color,
+          size: 6,
+          symbol: SYMBOL_3D[symbol] ?? "circle",
+          line: { color: "#fff", width: 1 },
+        },
+      });
     } else {
-      traces.push({ type: "scatter", mode: "lines", x: xs, y: ys, hoverinfo: "skip", name: run.label,
-        line: { color, width: 1.2, dash: "dot" }, opacity: 0.55, visible: future });
-      traces.push({ type: "scatter", mode: "lines", x: [], y: [], hoverinfo: "skip", line: { color: "#ffffff", width: LINE + 3.5 },
-        opacity: 0.9 });
-      traces.push({ type: "scatter", mode: "lines", x: [], y: [], hoverinfo: "skip", name: run.label, line: { color, width: LINE, dash } });
-      traces.push({ type: "scatter", mode: "markers", x: [], y: [], name: run.label,
+      traces.push({
+        type: "scatter",
+        mode: "lines",
+        x: xs,
+        y: ys,
+        hoverinfo: "skip",
+        name: run.label,
+        line: { color, width: 1.2, dash: "dot" },
+        opacity: 0.55,
+        visible: future,
+      });
+      traces.push({
+        type: "scatter",
+        mode: "lines",
+        x: [],
+        y: [],
+        hoverinfo: "skip",
+        line: { color: "#ffffff", width: LINE + 3.5 },
+        opacity: 0.9,
+      });
+      traces.push({
+        type: "scatter",
+        mode: "lines",
+        x: [],
+        y: [],
+        hoverinfo: "skip",
+        name: run.label,
+        line: { color, width: LINE, dash },
+      });
+      traces.push({
+        type: "scatter",
+        mode: "markers",
+        x: [],
+        y: [],
+        name: run.label,
         hovertemplate: `${escapeHtml(run.label)} (%{x:.4g}, %{y:.4g})<extra></extra>`,
-        marker: { color, size: 15 * SCALE, symbol, line: { color: "#ffffff", width: 2 } } });
-      traces.push({ type: "scatter", mode: "markers", x: [], y: [], name: run.label, hoverinfo: "skip",
-        marker: { color, size: 22 * SCALE, symbol: "x-thin", line: { color, width: 4 * SCALE } }, cliponaxis: false });
+        marker: { color, size: 15 * SCALE, symbol, line: { color: "#ffffff", width: 2 } },
+      });
+      traces.push({
+        type: "scatter",
+        mode: "markers",
+        x: [],
+        y: [],
+        name: run.label,
+        hoverinfo: "skip",
+        marker: { color, size: 22 * SCALE, symbol: "x-thin", line: { color, width: 4 * SCALE } },
+        cliponaxis: false,
+      });
     }
   });
   if (view !== "3d") traces.push(...overlay);
   const layout = { ...base(""), margin: { l: 40, r: 8, t: 8, b: 32 } };
   if (view === "3d") {
-    layout.scene = { xaxis: { title: "x" }, yaxis: { title: "y" }, zaxis: { title: strings.loss || "loss" } };
+    layout.scene = {
+      xaxis: { title: "x" },
+      yaxis: { title: "y" },
+      zaxis: { title: strings.loss || "loss" },
+    };
   } else {
     layout.xaxis = { title: "x", range: [grid.x[0], grid.x[grid.x.length - 1]] };
     layout.yaxis = { title: "y", range: [grid.y[0], grid.y[grid.y.length - 1]] };
   }
-  return Plotly.react(el, traces, layout, { responsive: true, displaylogo: false })
-    .then(() => showFrameOnSurface(el, runs, frame));
+  return Plotly.react(el, traces, layout, { responsive: true, displaylogo: false }).then(() =>
+    showFrameOnSurface(el, runs, frame),
+  );
 }
 
 // Each run's path to come, faint, shown or hidden (while a class predicts it) without drawing
@@ -122,11 +250,22 @@ export function showFrameOnSurface(el, runs, frame) {
     const k = Math.min(frame, run.points.length - 1);
     const exit = three ? null : exitPoint(run, box);
     const gone = exit && k >= exit.k;
-    const [xs, ys] = three ? [xsOf(run).slice(0, k + 1), ysOf(run).slice(0, k + 1)] : onPlot(run, exit, k + 1);
+    const [xs, ys] = three
+      ? [xsOf(run).slice(0, k + 1), ysOf(run).slice(0, k + 1)]
+      : onPlot(run, exit, k + 1);
     const zs = run.loss.slice(0, k + 1).map(num);
     const i = at.first + r * PER_RUN[at.view];
-    const parts = three ? [[i, xs, ys, zs], [i + 1, [xs[k]], [ys[k]], [zs[k]]]]
-      : [[i + 1, xs, ys], [i + 2, xs, ys], [i + 3, [xs[k]], [ys[k]]], [i + 4, gone ? [exit.x] : [], gone ? [exit.y] : []]];
+    const parts = three
+      ? [
+          [i, xs, ys, zs],
+          [i + 1, [xs[k]], [ys[k]], [zs[k]]],
+        ]
+      : [
+          [i + 1, xs, ys],
+          [i + 2, xs, ys],
+          [i + 3, [xs[k]], [ys[k]]],
+          [i + 4, gone ? [exit.x] : [], gone ? [exit.y] : []],
+        ];
     for (const [index, x, y, z] of parts) {
       indices.push(index);
       update.x.push(x);
@@ -137,10 +276,12 @@ export function showFrameOnSurface(el, runs, frame) {
     const name = run.label === run.optimizer ? labelOf(run.optimizer) : run.label;
     const text = gone ? `${name}: ${at.strings.diverged(run.diverged_at)}` : name;
     const [hx, hy] = gone ? [exit.x, exit.y] : [xs[k], ys[k]];
-    if (Number.isFinite(hx) && Number.isFinite(hy)) heads.push({ r, x: hx, y: hy, z: three ? zs[k] : null, text, gone });
+    if (Number.isFinite(hx) && Number.isFinite(hy))
+      heads.push({ r, x: hx, y: hy, z: three ? zs[k] : null, text, gone });
   });
   if (!three) delete update.z;
-  const labels = three ? heads.map((head) => label3d(head, style[head.r]))
+  const labels = three
+    ? heads.map((head) => label3d(head, style[head.r]))
     : placeLabels(el, heads).map((head) => label(head, style[head.r]));
   const layout = three ? { "scene.annotations": labels } : { annotations: labels };
   return Plotly.update(el, update, layout, indices);
@@ -152,7 +293,10 @@ function onPlot(run, exit, n) {
   const xs = xsOf(run).slice(0, n);
   const ys = ysOf(run).slice(0, n);
   if (!exit || n <= exit.k) return [xs, ys];
-  return [[...xs.slice(0, exit.k), exit.x], [...ys.slice(0, exit.k), exit.y]];
+  return [
+    [...xs.slice(0, exit.k), exit.x],
+    [...ys.slice(0, exit.k), exit.y],
+  ];
 }
 
 // Where a diverged run left the plot: the edge its path crossed, and the step it crossed at
@@ -161,19 +305,30 @@ export function exitPoint(run, box) {
   if (run.diverged_at === null || run.diverged_at === undefined) return null;
   const xs = xsOf(run);
   const ys = ysOf(run);
-  const inside = (k) => Number.isFinite(xs[k]) && Number.isFinite(ys[k]) &&
-    xs[k] >= box.x[0] && xs[k] <= box.x[1] && ys[k] >= box.y[0] && ys[k] <= box.y[1];
+  const inside = (k) =>
+    Number.isFinite(xs[k]) &&
+    Number.isFinite(ys[k]) &&
+    xs[k] >= box.x[0] &&
+    xs[k] <= box.x[1] &&
+    ys[k] >= box.y[0] &&
+    ys[k] <= box.y[1];
   let k = 0;
   while (k + 1 < xs.length && inside(k + 1)) k += 1;
   const next = k + 1;
-  if (next >= xs.length || !Number.isFinite(xs[next]) || !Number.isFinite(ys[next])) return { k, x: xs[k], y: ys[k] };
+  if (next >= xs.length || !Number.isFinite(xs[next]) || !Number.isFinite(ys[next]))
+    return { k, x: xs[k], y: ys[k] };
   // The segment from k to k + 1 leaves the box: the first edge it meets, by the fraction along it.
-  const t = Math.min(...[0, 1].flatMap((axis) => {
-    const [from, to] = axis ? [ys[k], ys[next]] : [xs[k], xs[next]];
-    const [lo, hi] = axis ? box.y : box.x;
-    const d = to - from;
-    return [lo, hi].map((edge) => (d ? (edge - from) / d : Infinity)).filter((f) => f >= 0 && f <= 1);
-  }), 1);
+  const t = Math.min(
+    ...[0, 1].flatMap((axis) => {
+      const [from, to] = axis ? [ys[k], ys[next]] : [xs[k], xs[next]];
+      const [lo, hi] = axis ? box.y : box.x;
+      const d = to - from;
+      return [lo, hi]
+        .map((edge) => (d ? (edge - from) / d : Infinity))
+        .filter((f) => f >= 0 && f <= 1);
+    }),
+    1,
+  );
   return { k: next, x: xs[k] + t * (xs[next] - xs[k]), y: ys[k] + t * (ys[next] - ys[k]) };
 }
 
@@ -206,20 +361,49 @@ export function placeLabels(el, heads) {
 
 // The run's name beside its head (or its ✕), in its colour, where placeLabels put it.
 function label(head, style) {
-  return { x: head.x, y: head.y, xref: "x", yref: "y", text: escapeHtml(head.text), showarrow: true,
-    arrowhead: 0, arrowwidth: 1.5, arrowcolor: style.color, ax: head.ax, ay: head.ay,
-    xanchor: head.side > 0 ? "left" : "right", yanchor: "middle",
-    font: { color: head.gone ? "#c92a2a" : "#1f2328", size: 12 * SCALE }, bgcolor: "rgba(255,255,255,0.9)",
-    bordercolor: style.color, borderwidth: 2, borderpad: 2 };
+  return {
+    x: head.x,
+    y: head.y,
+    xref: "x",
+    yref: "y",
+    text: escapeHtml(head.text),
+    showarrow: true,
+    arrowhead: 0,
+    arrowwidth: 1.5,
+    arrowcolor: style.color,
+    ax: head.ax,
+    ay: head.ay,
+    xanchor: head.side > 0 ? "left" : "right",
+    yanchor: "middle",
+    font: { color: head.gone ? "#c92a2a" : "#1f2328", size: 12 * SCALE },
+    bgcolor: "rgba(255,255,255,0.9)",
+    bordercolor: style.color,
+    borderwidth: 2,
+    borderpad: 2,
+  };
 }
 
 // On the 3-D surface, labels fan out by run so that none hides another.
 function label3d(head, style) {
   const side = head.r % 2 ? -1 : 1;
-  return { x: head.x, y: head.y, z: head.z, text: escapeHtml(head.text), showarrow: true, arrowhead: 0, arrowwidth: 1.5,
-    arrowcolor: style.color, ax: side * 42 * SCALE, ay: (-26 - 20 * Math.floor(head.r / 2)) * SCALE,
-    xanchor: side > 0 ? "left" : "right", font: { color: "#1f2328", size: 12 * SCALE },
-    bgcolor: "rgba(255,255,255,0.88)", bordercolor: style.color, borderwidth: 2, borderpad: 2 };
+  return {
+    x: head.x,
+    y: head.y,
+    z: head.z,
+    text: escapeHtml(head.text),
+    showarrow: true,
+    arrowhead: 0,
+    arrowwidth: 1.5,
+    arrowcolor: style.color,
+    ax: side * 42 * SCALE,
+    ay: (-26 - 20 * Math.floor(head.r / 2)) * SCALE,
+    xanchor: side > 0 ? "left" : "right",
+    font: { color: "#1f2328", size: 12 * SCALE },
+    bgcolor: "rgba(255,255,255,0.88)",
+    bordercolor: style.color,
+    borderwidth: 2,
+    borderpad: 2,
+  };
 }
 
 // The previous race's paths, faded, for comparison with the one that replaced it: one slot per
@@ -229,29 +413,57 @@ function previousTraces(previous, slots, before) {
   const style = styles(previous);
   return Array.from({ length: Math.max(slots, previous.length) }, (_, r) => {
     const run = previous[r];
-    return { type: "scatter", mode: "lines", x: run ? xsOf(run) : [], y: run ? ysOf(run) : [], hoverinfo: "skip",
-      name: run ? `${run.label} (${before})` : "", opacity: 0.3,
-      line: { color: run ? style[r].color : "#000000", width: LINE * 0.8, dash: run ? style[r].dash : "solid" } };
+    return {
+      type: "scatter",
+      mode: "lines",
+      x: run ? xsOf(run) : [],
+      y: run ? ysOf(run) : [],
+      hoverinfo: "skip",
+      name: run ? `${run.label} (${before})` : "",
+      opacity: 0.3,
+      line: {
+        color: run ? style[r].color : "#000000",
+        width: LINE * 0.8,
+        dash: run ? style[r].dash : "solid",
+      },
+    };
   });
 }
 
-const escapeHtml = (s) => String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+const escapeHtml = (s) =>
+  String(s).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
 
 // One square per start, coloured by the minimum it reached (none: left clear).
 function basinTrace(el, basins) {
-  const xs = [], ys = [], colors = [];
-  basins.basin.forEach((row, i) => row.forEach((b, j) => {
-    if (b < 0) return;
-    xs.push(basins.x[j]); ys.push(basins.y[i]); colors.push(BASIN_COLORS[b % BASIN_COLORS.length]);
-  }));
+  const xs = [],
+    ys = [],
+    colors = [];
+  basins.basin.forEach((row, i) =>
+    row.forEach((b, j) => {
+      if (b < 0) return;
+      xs.push(basins.x[j]);
+      ys.push(basins.y[i]);
+      colors.push(BASIN_COLORS[b % BASIN_COLORS.length]);
+    }),
+  );
   const size = Math.max(4, (el.clientWidth || 600) / (basins.x.length + 4));
-  return { type: "scatter", mode: "markers", x: xs, y: ys, hoverinfo: "skip",
-    marker: { symbol: "square", size, color: colors, opacity: 0.3, line: { width: 0 } } };
+  return {
+    type: "scatter",
+    mode: "markers",
+    x: xs,
+    y: ys,
+    hoverinfo: "skip",
+    marker: { symbol: "square", size, color: colors, opacity: 0.3, line: { width: 0 } },
+  };
 }
 
 // The grid's value nearest a point: where a minimum's marker sits on the 3-D surface.
 function nearest(grid, z, [x, y]) {
-  const index = (axis, v) => axis.reduce((best, a, i) => (Math.abs(num(a) - v) < Math.abs(num(axis[best]) - v) ? i : best), 0);
+  const index = (axis, v) =>
+    axis.reduce(
+      (best, a, i) => (Math.abs(num(a) - v) < Math.abs(num(axis[best]) - v) ? i : best),
+      0,
+    );
   return z[index(grid.y, y)][index(grid.x, x)];
 }
 
@@ -282,24 +494,64 @@ const LOG_AXIS = { type: "log", exponentformat: "power", nticks: 5 };
 export function renderCharts(els, runs, frame, strings) {
   const style = styles(runs);
   const steps = (n) => Array.from({ length: n }, (_, i) => i);
-  const line = (r, y, extra = {}) => ({ type: "scatter", mode: "lines", x: steps(y.length),
-    y: y.map(num), line: { color: style[r].color, width: 2 * SCALE, dash: style[r].dash, ...extra }, name: runs[r].label });
-  const cursor = (k) => [{ type: "line", xref: "x", yref: "paper", x0: k, x1: k, y0: 0, y1: 1,
-    line: { color: "#495057", width: 1 } }];
+  const line = (r, y, extra = {}) => ({
+    type: "scatter",
+    mode: "lines",
+    x: steps(y.length),
+    y: y.map(num),
+    line: { color: style[r].color, width: 2 * SCALE, dash: style[r].dash, ...extra },
+    name: runs[r].label,
+  });
+  const cursor = (k) => [
+    {
+      type: "line",
+      xref: "x",
+      yref: "paper",
+      x0: k,
+      x1: k,
+      y0: 0,
+      y1: 1,
+      line: { color: "#495057", width: 1 },
+    },
+  ];
   const config = { responsive: true, displaylogo: false, displayModeBar: false };
-  const clipped = runs.some((run) => run.grad_norm_clipped.some((v, i) => num(v) !== num(run.grad_norm[i])));
+  const clipped = runs.some((run) =>
+    run.grad_norm_clipped.some((v, i) => num(v) !== num(run.grad_norm[i])),
+  );
   const positive = (lists) => lists.every((values) => values.every((v) => !(num(v) <= 0)));
   const lossLog = positive(runs.map((run) => run.loss));
   const gradLog = positive(runs.flatMap((run) => [run.grad_norm, run.grad_norm_clipped]));
   const titles = chartTitles(strings, { lossLog, gradLog, clipped });
   return Promise.all([
-    Plotly.react(els.loss, runs.map((run, r) => line(r, run.loss)),
-      { ...base(titles.loss), yaxis: lossLog ? LOG_AXIS : { type: "linear" }, shapes: cursor(frame) }, config),
-    Plotly.react(els.lr, runs.map((run, r) => line(r, run.lr)),
-      { ...base(titles.lr), yaxis: { type: "linear" }, shapes: cursor(frame) }, config),
-    Plotly.react(els.grad, runs.flatMap((run, r) => [line(r, run.grad_norm),
-      ...(clipped ? [line(r, run.grad_norm_clipped, { dash: "dot", width: 1.5 })] : [])]),
-    { ...base(titles.grad), yaxis: gradLog ? LOG_AXIS : { type: "linear" }, shapes: cursor(frame) }, config),
+    Plotly.react(
+      els.loss,
+      runs.map((run, r) => line(r, run.loss)),
+      {
+        ...base(titles.loss),
+        yaxis: lossLog ? LOG_AXIS : { type: "linear" },
+        shapes: cursor(frame),
+      },
+      config,
+    ),
+    Plotly.react(
+      els.lr,
+      runs.map((run, r) => line(r, run.lr)),
+      { ...base(titles.lr), yaxis: { type: "linear" }, shapes: cursor(frame) },
+      config,
+    ),
+    Plotly.react(
+      els.grad,
+      runs.flatMap((run, r) => [
+        line(r, run.grad_norm),
+        ...(clipped ? [line(r, run.grad_norm_clipped, { dash: "dot", width: 1.5 })] : []),
+      ]),
+      {
+        ...base(titles.grad),
+        yaxis: gradLog ? LOG_AXIS : { type: "linear" },
+        shapes: cursor(frame),
+      },
+      config,
+    ),
   ]);
 }
 
@@ -307,7 +559,11 @@ export function renderCharts(els, runs, frame, strings) {
 export function chartTitles(strings, { lossLog, gradLog, clipped }) {
   const scaled = (name, log) => (log ? `${name} (${strings.log})` : name);
   const grad = scaled(strings.grad, gradLog);
-  return { loss: scaled(strings.loss, lossLog), lr: strings.lr, grad: clipped ? `${grad} · ${strings.clipped}` : grad };
+  return {
+    loss: scaled(strings.loss, lossLog),
+    lr: strings.lr,
+    grad: clipped ? `${grad} · ${strings.clipped}` : grad,
+  };
 }
 
 export function moveCursor(els, frame) {
@@ -321,15 +577,20 @@ export function moveCursor(els, frame) {
 export function stepValues(run, frame) {
   const k = Math.min(frame, run.points.length - 1);
   const s = Math.min(k, run.lr.length - 1);
-  const state = Object.entries(run.state).map(([key, rows]) =>
-    `${key} [${(rows[Math.max(0, k - 1)] || []).map(fmt).join(", ")}]`);
+  const state = Object.entries(run.state).map(
+    ([key, rows]) => `${key} [${(rows[Math.max(0, k - 1)] || []).map(fmt).join(", ")}]`,
+  );
   return {
     point: `(${run.points[k].map(fmt).join(", ")})`,
     loss: fmt(run.loss[k]),
     lr: s >= 0 ? fmt(run.lr[s]) + (run.lr_y ? ` / ${fmt(run.lr_y[s])}` : "") : "–",
-    grad: s >= 0 && k < run.grad_norm.length
-      ? fmt(run.grad_norm[k]) + (num(run.grad_norm_clipped[k]) !== num(run.grad_norm[k]) ? ` → ${fmt(run.grad_norm_clipped[k])}` : "")
-      : "–",
+    grad:
+      s >= 0 && k < run.grad_norm.length
+        ? fmt(run.grad_norm[k]) +
+          (num(run.grad_norm_clipped[k]) !== num(run.grad_norm[k])
+            ? ` → ${fmt(run.grad_norm_clipped[k])}`
+            : "")
+        : "–",
     state: k > 0 && state.length ? state.join("; ") : "–",
   };
 }

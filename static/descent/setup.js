@@ -12,8 +12,14 @@ export function presetState(id) {
   const preset = PRESETS[id];
   if (!preset) return {};
   return {
-    preset: id, surface: preset.surface, expr: "", noise: preset.noise ?? 0, sweep: false,
-    steps: preset.steps, start: preset.start.join(","), runs: JSON.stringify(preset.runs),
+    preset: id,
+    surface: preset.surface,
+    expr: "",
+    noise: preset.noise ?? 0,
+    sweep: false,
+    steps: preset.steps,
+    start: preset.start.join(","),
+    runs: JSON.stringify(preset.runs),
     param: preset.params && SURFACES[preset.surface] ? String(Object.values(preset.params)[0]) : "",
   };
 }
@@ -23,13 +29,15 @@ export function surfaceBody(state) {
   const surface = SURFACES[state.surface];
   const names = Object.keys(surface.params);
   const value = Number(state.param);
-  const params = names.length && state.param !== "" && Number.isFinite(value) ? { [names[0]]: value } : {};
+  const params =
+    names.length && state.param !== "" && Number.isFinite(value) ? { [names[0]]: value } : {};
   return { surface: state.surface, params };
 }
 
 export function ranges(state) {
   const surface = SURFACES[state.surface];
-  return surface ? { x_range: surface.x_range, y_range: surface.y_range }
+  return surface
+    ? { x_range: surface.x_range, y_range: surface.y_range }
     : { x_range: CUSTOM_RANGE, y_range: CUSTOM_RANGE };
 }
 
@@ -43,7 +51,9 @@ export function runsList(state) {
   try {
     const runs = JSON.parse(state.runs || "[]");
     if (Array.isArray(runs) && runs.length) return runs;
-  } catch { /* a hand-edited link: fall back to one plain run */ }
+  } catch {
+    /* a hand-edited link: fall back to one plain run */
+  }
   return [{ optimizer: "adam", lr: 0.05 }];
 }
 
@@ -52,7 +62,10 @@ export function formulaOf(surface, param) {
   let text = surface.formula;
   const given = Number(param);
   for (const [name, value] of Object.entries(surface.params)) {
-    text = text.replace(new RegExp(`\\b${name}\\b`, "g"), String(param !== "" && Number.isFinite(given) ? given : value));
+    text = text.replace(
+      new RegExp(`\\b${name}\\b`, "g"),
+      String(param !== "" && Number.isFinite(given) ? given : value),
+    );
   }
   return text;
 }

@@ -30,8 +30,12 @@ export function styles(runs) {
     const kind = kindOf(run.optimizer);
     const n = (seen[run.optimizer] = (seen[run.optimizer] ?? -1) + 1);
     const dash = DASHES[(DASHES.indexOf(kind.dash) + n) % DASHES.length];
-    return { color: shade(kind.color, SHADES[n % SHADES.length] + (n >= SHADES.length ? 0.1 : 0)),
-             symbol: kind.symbol, dash, nth: n };
+    return {
+      color: shade(kind.color, SHADES[n % SHADES.length] + (n >= SHADES.length ? 0.1 : 0)),
+      symbol: kind.symbol,
+      dash,
+      nth: n,
+    };
   });
 }
 
@@ -43,10 +47,19 @@ export function shade(hex, amount) {
   const dark = rgb.reduce((a, b) => a + b, 0) < 120;
   const toward = amount < 0 && !dark ? 0 : 255;
   const t = Math.abs(amount);
-  return "#" + rgb.map((c) => Math.round(c + (toward - c) * t).toString(16).padStart(2, "0")).join("");
+  return (
+    "#" +
+    rgb
+      .map((c) =>
+        Math.round(c + (toward - c) * t)
+          .toString(16)
+          .padStart(2, "0"),
+      )
+      .join("")
+  );
 }
 
-// The marker as a small inline SVG, for the legend and the run editor: the same shape as on the plot.
+// The marker as a small inline SVG, for the legend and the run editor: the plot's own shape.
 const SHAPES = {
   circle: '<circle cx="8" cy="8" r="5.5"/>',
   square: '<rect x="3" y="3" width="10" height="10"/>',
@@ -65,8 +78,10 @@ export function swatch(style) {
   span.dataset.symbol = style.symbol;
   span.dataset.color = style.color;
   span.dataset.dash = style.dash ?? "solid";
-  span.innerHTML = `<svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">` +
-    `<g fill="${style.color}" stroke="${style.symbol.endsWith("open") ? style.color : "#fff"}" stroke-width="1">` +
+  span.innerHTML =
+    `<svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true">` +
+    `<g fill="${style.color}" stroke-width="1"` +
+    ` stroke="${style.symbol.endsWith("open") ? style.color : "#fff"}">` +
     `${SHAPES[style.symbol] ?? SHAPES.hexagon}</g></svg>`;
   return span;
 }

@@ -9,10 +9,11 @@ import { shapeText } from "./tensors.js";
 // searched for runs inside it. A run with something else drawn between its blocks stays open.
 export function blockRuns(graph, calls) {
   const classes = graph.modules ?? {};
-  const inCall = new Map();  // each call's box: its module, its number, its nodes
+  const inCall = new Map(); // each call's box: its module, its number, its nodes
   for (const n of graph.nodes) {
     const call = calls.get(n.id);
-    if (!call || call.shared || !n.module?.includes(".")) continue;  // a parameter every call shares: its own box
+    // A parameter every call shares keeps its own box.
+    if (!call || call.shared || !n.module?.includes(".")) continue;
     const key = `${call.module}:${call.call}`;
     if (!inCall.has(key)) inCall.set(key, { module: call.module, call: call.call, nodes: [] });
     inCall.get(key).nodes.push(n);
@@ -31,8 +32,24 @@ export function blockRuns(graph, calls) {
       const first = (ns) => Math.min(...ns.map((n) => n.made ?? Infinity));
       const order = [...kids.entries()].sort((a, b) => first(a[1]) - first(b[1]));
       // What a block is: its class, and each node's place in it, class, op and shape.
-      const sigs = order.map(([kid, ns]) => classes[kid] && [classes[kid], ...ns.map((n) =>
-        [n.module.slice(kid.length), classes[n.module], n.kind, n.op, shapeText(n.shape)].join("|")).sort()].join("\n"));
+      const sigs = order.map(
+        ([kid, ns]) =>
+          classes[kid] &&
+          [
+            classes[kid],
+            ...ns
+              .map((n) =>
+                [
+                  n.module.slice(kid.length),
+                  classes[n.module],
+                  n.kind,
+                  n.op,
+                  shapeText(n.shape),
+                ].join("|"),
+              )
+              .sort(),
+          ].join("\n"),
+      );
       // The run that covers the most blocks (the later one of two: Linear, Tanh pairs after a
       // first Linear, rather than Tanh, Linear), then the runs either side of it.
       const place = (lo, hi) => {
@@ -40,7 +57,8 @@ export function blockRuns(graph, calls) {
         for (let i = lo; i < hi; i += 1) {
           const { period, times } = repeats(sigs.slice(0, hi), i);
           const ids = order.slice(i, i + period * times).flatMap(([, ns]) => ns.map((n) => n.id));
-          if (times > 1 && period * times >= (best?.size ?? 0) && closed(ids)) best = { i, size: period * times, times, ids };
+          if (times > 1 && period * times >= (best?.size ?? 0) && closed(ids))
+            best = { i, size: period * times, times, ids };
         }
         if (!best) return order.slice(lo, hi).forEach(([kid, ns]) => visit(kid, ns));
         const last = order[best.i + best.size - 1][0].split(".").at(-1);

@@ -45,16 +45,25 @@ const zoomOf = () => ZOOM[document.body.classList.contains("present") ? "present
 
 // The range that shows the whole graph, or, when that would make labels unreadable, a readable
 // window on the output end, where backward starts. `fitAll` shows all of it, however small.
-export function initialRange(laid, widthPx, heightPx, { fitAll = false, focus: around = null } = {}) {
+export function initialRange(
+  laid,
+  widthPx,
+  heightPx,
+  { fitAll = false, focus: around = null } = {},
+) {
   const zoom = zoomOf();
   const fit = Math.min(widthPx / laid.width, heightPx / laid.height, zoom.max);
   const scale = fitAll ? Math.min(fit, zoom.max) : Math.max(fit, zoom.min);
   const outputs = laid.nodes.filter((n) => n.node?.is_output);
-  let focus = scale > fit && outputs.length ? outputs[outputs.length - 1] : { x: laid.width / 2, y: laid.height / 2 };
+  let focus =
+    scale > fit && outputs.length
+      ? outputs[outputs.length - 1]
+      : { x: laid.width / 2, y: laid.height / 2 };
   if (around && scale > fit) focus = around;
   const halfW = widthPx / scale / 2;
   const halfH = heightPx / scale / 2;
-  const clamp = (c, half, size) => (2 * half >= size ? size / 2 : Math.min(Math.max(c, half), size - half));
+  const clamp = (c, half, size) =>
+    2 * half >= size ? size / 2 : Math.min(Math.max(c, half), size - half);
   const cx = clamp(focus.x, halfW, laid.width);
   const cy = clamp(focus.y, halfH, laid.height);
   return { x: [cx - halfW, cx + halfW], y: [cy + halfH, cy - halfH] };
@@ -74,8 +83,18 @@ export function zoomRange(range, widthPx, factor) {
 }
 
 export function renderGraph(el, laid, overlay) {
-  const { active = new Set(), leafGrads = new Map(), flow = [], nonfinite = null, selected = null,
-          mode = "full", range, revision, hover = {}, now = null } = overlay;
+  const {
+    active = new Set(),
+    leafGrads = new Map(),
+    flow = [],
+    nonfinite = null,
+    selected = null,
+    mode = "full",
+    range,
+    revision,
+    hover = {},
+    now = null,
+  } = overlay;
   let traces = cache.get(el);
   if (!traces || traces.laid !== laid || traces.mode !== mode) {
     traces = { laid, mode, data: staticTraces(laid, mode, hover) };
@@ -86,49 +105,115 @@ export function renderGraph(el, laid, overlay) {
   const size = Math.min(48, FONT * scale);
   const labels = traces.data[traces.data.length - 1];
   // `now`: the boxes as of the step on screen (a parameter's value moves with each step()).
-  const text = now ? { text: now.nodes.map((v) => labelText(v, mode)), hovertext: now.nodes.map((v) => now.hover[v.id] ?? "") } : {};
-  const data = [...traces.data.slice(0, -1), { ...labels, ...text, textfont: { ...labels.textfont, size } }];
+  const text = now
+    ? {
+        text: now.nodes.map((v) => labelText(v, mode)),
+        hovertext: now.nodes.map((v) => now.hover[v.id] ?? ""),
+      }
+    : {};
+  const data = [
+    ...traces.data.slice(0, -1),
+    { ...labels, ...text, textfont: { ...labels.textfont, size } },
+  ];
   const noteSize = Math.max(9, Math.min(36, FONT * scale * 0.95));
   const byId = new Map(laid.nodes.map((v) => [v.id, v]));
   const edgeOf = (f) => laid.edges.find((e) => e.source === f.source && e.target === f.target);
   const outline = (v, color, width) => ({
-    type: v.kind === "leaf" ? "circle" : "rect", xref: "x", yref: "y", layer: "above",
-    x0: v.x - v.w / 2 - 3, x1: v.x + v.w / 2 + 3, y0: v.y - v.h / 2 - 3, y1: v.y + v.h / 2 + 3,
-    line: { color, width }, fillcolor: "rgba(0,0,0,0)",
+    type: v.kind === "leaf" ? "circle" : "rect",
+    xref: "x",
+    yref: "y",
+    layer: "above",
+    x0: v.x - v.w / 2 - 3,
+    x1: v.x + v.w / 2 + 3,
+    y0: v.y - v.h / 2 - 3,
+    y1: v.y + v.h / 2 + 3,
+    line: { color, width },
+    fillcolor: "rgba(0,0,0,0)",
   });
   const path = (edges, width) => ({
-    type: "path", xref: "x", yref: "y", layer: "above", line: { color: COLORS.flow, width },
-    path: edges.map((e) => e.points.map((p, i) => `${i ? "L" : "M"}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join("")).join(""),
+    type: "path",
+    xref: "x",
+    yref: "y",
+    layer: "above",
+    line: { color: COLORS.flow, width },
+    path: edges
+      .map((e) =>
+        e.points.map((p, i) => `${i ? "L" : "M"}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(""),
+      )
+      .join(""),
   });
   const flowing = flow.map((f) => ({ ...f, edge: edgeOf(f) })).filter((f) => f.edge);
   const shapes = [];
-  if (flowing.length) shapes.push(path(flowing.map((f) => f.edge), 4));
-  if (flowing.some((f) => f.active)) shapes.push(path(flowing.filter((f) => f.active).map((f) => f.edge), 6));
+  if (flowing.length)
+    shapes.push(
+      path(
+        flowing.map((f) => f.edge),
+        4,
+      ),
+    );
+  if (flowing.some((f) => f.active))
+    shapes.push(
+      path(
+        flowing.filter((f) => f.active).map((f) => f.edge),
+        6,
+      ),
+    );
   if (byId.has(nonfinite)) shapes.push(outline(byId.get(nonfinite), COLORS.nonfinite, 4));
   for (const id of active) if (byId.has(id)) shapes.push(outline(byId.get(id), COLORS.active, 5));
   if (byId.has(selected)) shapes.push(outline(byId.get(selected), COLORS.selected, 2));
-  const note = (x, y, text, color, bg) => ({ x, y, xref: "x", yref: "y", text: escape(text), showarrow: false,
-    font: { size: noteSize, color }, bgcolor: bg, bordercolor: COLORS.flow, borderpad: 2 });
-  const annotations = flowing.filter((f) => f.active).map((f) => {
-    const points = f.edge.points;
-    const a = points[Math.floor((points.length - 1) / 2)];
-    const b = points[Math.ceil((points.length - 1) / 2)];
-    return note((a.x + b.x) / 2, (a.y + b.y) / 2, fmt(f.grad, 3), "#7a3e00", "#fff3bf");
+  const note = (x, y, text, color, bg) => ({
+    x,
+    y,
+    xref: "x",
+    yref: "y",
+    text: escape(text),
+    showarrow: false,
+    font: { size: noteSize, color },
+    bgcolor: bg,
+    bordercolor: COLORS.flow,
+    borderpad: 2,
   });
+  const annotations = flowing
+    .filter((f) => f.active)
+    .map((f) => {
+      const points = f.edge.points;
+      const a = points[Math.floor((points.length - 1) / 2)];
+      const b = points[Math.ceil((points.length - 1) / 2)];
+      return note((a.x + b.x) / 2, (a.y + b.y) / 2, fmt(f.grad, 3), "#7a3e00", "#fff3bf");
+    });
   for (const [id, grad] of leafGrads) {
     const v = byId.get(id);
-    if (v) annotations.push(note(v.x, v.y + v.h / 2 + 9 * noteSize / FONT / scale, `grad ${fmt(grad, 1)}`, "#1b5e20", "#ebfbee"));
+    if (v)
+      annotations.push(
+        note(
+          v.x,
+          v.y + v.h / 2 + (9 * noteSize) / FONT / scale,
+          `grad ${fmt(grad, 1)}`,
+          "#1b5e20",
+          "#ebfbee",
+        ),
+      );
   }
   const layout = {
-    margin: { l: 0, r: 0, t: 0, b: 0 }, showlegend: false, dragmode: "pan", hovermode: "closest",
-    plot_bgcolor: "#ffffff", paper_bgcolor: "#ffffff", uirevision: revision,
+    margin: { l: 0, r: 0, t: 0, b: 0 },
+    showlegend: false,
+    dragmode: "pan",
+    hovermode: "closest",
+    plot_bgcolor: "#ffffff",
+    paper_bgcolor: "#ffffff",
+    uirevision: revision,
     xaxis: { visible: false, range: range.x, zeroline: false },
     yaxis: { visible: false, range: range.y, zeroline: false, scaleanchor: "x" },
-    shapes, annotations,
+    shapes,
+    annotations,
   };
-  const config = { scrollZoom: true, displaylogo: false, responsive: true,
-                   modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
-                   toImageButtonOptions: { filename: "gradient-lab-graph", scale: 2 } };
+  const config = {
+    scrollZoom: true,
+    displaylogo: false,
+    responsive: true,
+    modeBarButtonsToRemove: ["select2d", "lasso2d", "autoScale2d"],
+    toImageButtonOptions: { filename: "gradient-lab-graph", scale: 2 },
+  };
   return Plotly.react(el, data, layout, config);
 }
 
@@ -142,9 +227,18 @@ function styleKey(v) {
 function outlineOf(v) {
   const [hw, hh] = [v.w / 2, v.h / 2];
   if (v.kind === "leaf") {
-    return [...Array(25)].map((_, i) => [v.x + hw * Math.cos((i * Math.PI) / 12), v.y + hh * Math.sin((i * Math.PI) / 12)]);
+    return [...Array(25)].map((_, i) => [
+      v.x + hw * Math.cos((i * Math.PI) / 12),
+      v.y + hh * Math.sin((i * Math.PI) / 12),
+    ]);
   }
-  return [[v.x - hw, v.y - hh], [v.x + hw, v.y - hh], [v.x + hw, v.y + hh], [v.x - hw, v.y + hh], [v.x - hw, v.y - hh]];
+  return [
+    [v.x - hw, v.y - hh],
+    [v.x + hw, v.y - hh],
+    [v.x + hw, v.y + hh],
+    [v.x - hw, v.y + hh],
+    [v.x - hw, v.y - hh],
+  ];
 }
 
 function staticTraces(laid, mode, hover) {
@@ -162,17 +256,40 @@ function staticTraces(laid, mode, hover) {
   }
   const boxTraces = [...boxes].map(([key, { x, y }]) => {
     const [kind, dash] = key.split(" ");
-    return { type: "scatter", mode: "lines", x, y, fill: "toself", fillcolor: COLORS[kind].fill,
-             line: { color: COLORS[kind].line, width: 1.5, dash: dash ?? "solid" }, hoverinfo: "skip" };
+    return {
+      type: "scatter",
+      mode: "lines",
+      x,
+      y,
+      fill: "toself",
+      fillcolor: COLORS[kind].fill,
+      line: { color: COLORS[kind].line, width: 1.5, dash: dash ?? "solid" },
+      hoverinfo: "skip",
+    };
   });
-  const edgeTraces = Object.keys(DASH).map((kind) => edgeTrace(laid.edges.filter((e) => e.kind === kind), kind));
+  const edgeTraces = Object.keys(DASH).map((kind) =>
+    edgeTrace(
+      laid.edges.filter((e) => e.kind === kind),
+      kind,
+    ),
+  );
   const labels = {
-    type: "scatter", mode: "markers+text", x: laid.nodes.map((v) => v.x), y: laid.nodes.map((v) => v.y),
-    text: laid.nodes.map((v) => labelText(v, mode)), textfont: { size: FONT, color: "#1f2328" },
+    type: "scatter",
+    mode: "markers+text",
+    x: laid.nodes.map((v) => v.x),
+    y: laid.nodes.map((v) => v.y),
+    text: laid.nodes.map((v) => labelText(v, mode)),
+    textfont: { size: FONT, color: "#1f2328" },
     textposition: "middle center",
-    marker: { size: laid.nodes.map((v) => Math.max(12, Math.min(v.w, v.h) * 0.8)), symbol: "square", opacity: 0 },
+    marker: {
+      size: laid.nodes.map((v) => Math.max(12, Math.min(v.w, v.h) * 0.8)),
+      symbol: "square",
+      opacity: 0,
+    },
     customdata: laid.nodes.map((v) => v.id),
-    hovertext: laid.nodes.map((v) => hover[v.id] ?? ""), hoverinfo: "text", hoverlabel: { align: "left" },
+    hovertext: laid.nodes.map((v) => hover[v.id] ?? ""),
+    hoverinfo: "text",
+    hoverlabel: { align: "left" },
   };
   return [...edgeTraces, ...boxTraces, labels];
 }
@@ -199,9 +316,19 @@ function edgeTrace(edges, kind) {
     size.push(0);
   }
   return {
-    type: "scatter", mode: "lines+markers", x, y, hoverinfo: "skip",
+    type: "scatter",
+    mode: "lines+markers",
+    x,
+    y,
+    hoverinfo: "skip",
     line: { color: COLORS.edge[kind], width: 1.5, dash: DASH[kind] },
-    marker: { symbol: "arrow", angleref: "previous", size, color: COLORS.edge[kind], line: { width: 0 } },
+    marker: {
+      symbol: "arrow",
+      angleref: "previous",
+      size,
+      color: COLORS.edge[kind],
+      line: { width: 0 },
+    },
   };
 }
 
@@ -233,7 +360,10 @@ export function hoverTexts(laid, t) {
     }
     const n = v.node;
     // No gradient here: it changes with each step, and the inspector shows what is known.
-    const lines = [`<b>${esc(nodeName(n))}</b>${n.op ? " · " + esc(n.op) : ""}`, `${t("graph.inspect.value")}: ${esc(fmt(n.value, 6))}`];
+    const lines = [
+      `<b>${esc(nodeName(n))}</b>${n.op ? " · " + esc(n.op) : ""}`,
+      `${t("graph.inspect.value")}: ${esc(fmt(n.value, 6))}`,
+    ];
     if (n.shape?.length) lines.push(`${t("graph.inspect.shape")}: ${esc(shapeText(n.shape))}`);
     out[v.id] = lines.join("<br>");
   }

@@ -2,7 +2,10 @@
 // the labels' font embedded (static/vendor/fonts: DejaVu Sans, cut to the characters a graph
 // uses), so it reads the same on a machine that lacks the font.
 
-const FONTS = [["lab-sans.woff", "normal"], ["lab-sans-bold.woff", "bold"]];
+const FONTS = [
+  ["lab-sans.woff", "normal"],
+  ["lab-sans-bold.woff", "bold"],
+];
 const FAMILY = "Gradient Lab Sans";
 
 async function dataUrl(url) {
@@ -16,14 +19,26 @@ async function dataUrl(url) {
 
 // The SVG text of the figure in `el`, at its size on screen, fonts embedded.
 export async function graphSvg(el, fontBase) {
-  const url = await Plotly.toImage(el, { format: "svg", width: el.clientWidth, height: el.clientHeight });
+  const url = await Plotly.toImage(el, {
+    format: "svg",
+    width: el.clientWidth,
+    height: el.clientHeight,
+  });
   const comma = url.indexOf(",");
   const head = url.slice(0, comma);
   const body = url.slice(comma + 1);
   let svg = head.endsWith(";base64") ? atob(body) : decodeURIComponent(body);
-  const faces = await Promise.all(FONTS.map(async ([file, weight]) =>
-    `@font-face{font-family:"${FAMILY}";font-weight:${weight};src:url(${await dataUrl(fontBase + file)}) format("woff")}`));
-  svg = svg.replace(/font-family:\s*[^;"]+/g, `font-family: '${FAMILY}', 'DejaVu Sans', sans-serif`);
+  const faces = await Promise.all(
+    FONTS.map(
+      async ([file, weight]) =>
+        `@font-face{font-family:"${FAMILY}";font-weight:${weight};` +
+        `src:url(${await dataUrl(fontBase + file)}) format("woff")}`,
+    ),
+  );
+  svg = svg.replace(
+    /font-family:\s*[^;"]+/g,
+    `font-family: '${FAMILY}', 'DejaVu Sans', sans-serif`,
+  );
   return svg.replace(/<svg[^>]*>/, (open) => `${open}<style>${faces.join("")}</style>`);
 }
 

@@ -8,9 +8,20 @@ import { flat, fmt, isSummary, shapeText } from "./tensors.js";
 
 // Ops that only reshape or re-view a tensor: bookkeeping a learner can hide.
 const VIEW_OPS = new Set([
-  "ViewBackward0", "ReshapeAliasBackward0", "UnsafeViewBackward0", "TBackward0", "TransposeBackward0",
-  "PermuteBackward0", "ExpandBackward0", "SqueezeBackward0", "SqueezeBackward1", "SqueezeBackward2",
-  "UnsqueezeBackward0", "AsStridedBackward0", "AliasBackward0", "CloneBackward0",
+  "ViewBackward0",
+  "ReshapeAliasBackward0",
+  "UnsafeViewBackward0",
+  "TBackward0",
+  "TransposeBackward0",
+  "PermuteBackward0",
+  "ExpandBackward0",
+  "SqueezeBackward0",
+  "SqueezeBackward1",
+  "SqueezeBackward2",
+  "UnsqueezeBackward0",
+  "AsStridedBackward0",
+  "AliasBackward0",
+  "CloneBackward0",
 ]);
 
 export const moduleKey = (node) => (node.module ? node.module.split(".")[0] : null);
@@ -18,8 +29,16 @@ export const moduleKey = (node) => (node.module ? node.module.split(".")[0] : nu
 // The nodes and edges to draw: each visible API node, or one box per folded module call.
 // `only`: the nodes of the one iteration drawn (a loop); the others are left out altogether.
 // `rollUp`: a module called several times in what is drawn is one box, ×N, until opened.
-export function buildView(graph, { simple = false, expanded = new Set(), only = null, rollUp = false } = {}) {
-  if (only) graph = { ...graph, nodes: graph.nodes.filter((n) => only.has(n.id)), edges: graph.edges.filter((e) => only.has(e.source) && only.has(e.target)) };
+export function buildView(
+  graph,
+  { simple = false, expanded = new Set(), only = null, rollUp = false } = {},
+) {
+  if (only)
+    graph = {
+      ...graph,
+      nodes: graph.nodes.filter((n) => only.has(n.id)),
+      edges: graph.edges.filter((e) => only.has(e.source) && only.has(e.target)),
+    };
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const hidden = (n) => simple && (n.kind === "const" || (n.kind === "op" && VIEW_OPS.has(n.op)));
   const calls = moduleCalls(graph, byId, rollUp);
@@ -47,7 +66,12 @@ export function buildView(graph, { simple = false, expanded = new Set(), only = 
     const key = id + kind;
     if (!shown.has(key)) {
       shown.set(key, []);
-      shown.set(key, (inputs.get(id) ?? []).flatMap((e) => visibleSources(e.source, e.kind === "data" ? kind : e.kind)));
+      shown.set(
+        key,
+        (inputs.get(id) ?? []).flatMap((e) =>
+          visibleSources(e.source, e.kind === "data" ? kind : e.kind),
+        ),
+      );
     }
     return shown.get(key);
   };
@@ -55,9 +79,18 @@ export function buildView(graph, { simple = false, expanded = new Set(), only = 
   for (const n of graph.nodes) {
     if (hidden(n)) continue;
     const id = boxOf(n.id);
-    if (id === n.id) nodes.set(id, { id, kind: n.kind, members: [n.id], node: n, seen: valuesSeen(graph, n) });
+    if (id === n.id)
+      nodes.set(id, { id, kind: n.kind, members: [n.id], node: n, seen: valuesSeen(graph, n) });
     else if (nodes.has(id)) nodes.get(id).members.push(n.id);
-    else nodes.set(id, { id, kind: "module", module: folded(n.id).module, label: folded(n.id).label, members: [n.id], node: null });
+    else
+      nodes.set(id, {
+        id,
+        kind: "module",
+        module: folded(n.id).module,
+        label: folded(n.id).label,
+        members: [n.id],
+        node: null,
+      });
   }
   const edges = new Map();
   for (const e of graph.edges) {
@@ -72,7 +105,12 @@ export function buildView(graph, { simple = false, expanded = new Set(), only = 
       edges.get(key).members.push([s.id, e.target]);
     }
   }
-  return { nodes: [...nodes.values()], edges: [...edges.values()], boxOf, hidden: (id) => hidden(byId.get(id)) };
+  return {
+    nodes: [...nodes.values()],
+    edges: [...edges.values()],
+    boxOf,
+    hidden: (id) => hidden(byId.get(id)),
+  };
 }
 
 // Each call of a top-level module: its ops that connect to one another. A model called in a
@@ -110,13 +148,32 @@ function moduleCalls(graph, byId, rollUp) {
     const module = moduleKey(byId.get(id));
     const roots = components.get(module);
     const i = roots.indexOf(find(id));
-    if (rollUp && roots.length > 1) calls.set(id, { module, call: i, box: `module:${module}:all`, label: `${module} ×${roots.length}` });
-    else calls.set(id, { module, call: i, box: `module:${module}:${i}`, label: roots.length > 1 ? `${module} #${i + 1}` : module });
+    if (rollUp && roots.length > 1)
+      calls.set(id, {
+        module,
+        call: i,
+        box: `module:${module}:all`,
+        label: `${module} ×${roots.length}`,
+      });
+    else
+      calls.set(id, {
+        module,
+        call: i,
+        box: `module:${module}:${i}`,
+        label: roots.length > 1 ? `${module} #${i + 1}` : module,
+      });
   }
   for (const n of graph.nodes) {
     const roots = components.get(moduleKey(n));
-    if (n.kind === "leaf" && roots?.length === 1) calls.set(n.id, { module: moduleKey(n), call: 0, box: `module:${moduleKey(n)}:0`, label: moduleKey(n) });
-    else if (n.kind === "leaf" && roots && rollUp) calls.set(n.id, { ...calls.get(roots[0]), shared: true });  // into the ×N box
+    if (n.kind === "leaf" && roots?.length === 1)
+      calls.set(n.id, {
+        module: moduleKey(n),
+        call: 0,
+        box: `module:${moduleKey(n)}:0`,
+        label: moduleKey(n),
+      });
+    else if (n.kind === "leaf" && roots && rollUp)
+      calls.set(n.id, { ...calls.get(roots[0]), shared: true }); // into the ×N box
   }
   return calls;
 }
@@ -137,16 +194,16 @@ export function labelLines(vnode) {
   const n = vnode.node;
   const value = valueText(n);
   const named = (name) => (value === null ? name : `${name}${value.eq ? " = " : " "}${value.text}`);
-  if (n.kind === "const") return [n.name ? named(n.name) : value?.text ?? "?"];
-  const lines = [n.name ? named(n.name) : (n.kind === "op" ? opShort(n.op) : named(nodeName(n)))];
+  if (n.kind === "const") return [n.name ? named(n.name) : (value?.text ?? "?")];
+  const lines = [n.name ? named(n.name) : n.kind === "op" ? opShort(n.op) : named(nodeName(n))];
   if (n.kind === "op" && n.name) lines.push(opShort(n.op));
   else if (n.kind === "op" && value !== null) lines.push(value.text);
   return lines;
 }
 
 export const FONT = 11; // px at zoom 1: the label font, which scales with the zoom
-const HUB = 4;      // fan-out past which a node's later edges skip the layout (see layoutView)
-const CHAR = 7;     // px per character at the 11px label font, at zoom 1
+const HUB = 4; // fan-out past which a node's later edges skip the layout (see layoutView)
+const CHAR = 7; // px per character at the 11px label font, at zoom 1
 const LINE = 15;
 
 export function layoutView(view, rankdir = "LR") {
@@ -157,7 +214,10 @@ export function layoutView(view, rankdir = "LR") {
   for (const v of view.nodes) {
     const lines = labelLines(v);
     // wide enough for every value the stepper shows in it (a parameter across a loop's steps)
-    const all = [lines, ...(v.seen ?? []).map((value) => labelLines({ ...v, node: { ...v.node, value } }))];
+    const all = [
+      lines,
+      ...(v.seen ?? []).map((value) => labelLines({ ...v, node: { ...v.node, value } })),
+    ];
     const width = Math.max(44, ...all.flat().map((l) => l.length * CHAR + 18));
     const height = lines.length * LINE + 14;
     g.setNode(v.id, { width, height });
@@ -184,7 +244,8 @@ export function layoutView(view, rankdir = "LR") {
   });
   const edges = view.edges.map((e, i) => ({
     ...e,
-    points: straight.has(i) ? straightLine(g.node(e.source), g.node(e.target), rankdir)
+    points: straight.has(i)
+      ? straightLine(g.node(e.source), g.node(e.target), rankdir)
       : g.edge(e.source, e.target, `e${i}`).points,
   }));
   const { width, height } = g.graph();
@@ -194,7 +255,13 @@ export function layoutView(view, rankdir = "LR") {
 // From the side of one box to the facing side of the other, in the flow's direction.
 function straightLine(s, t, rankdir) {
   if (rankdir === "TB") {
-    return [{ x: s.x, y: s.y + s.height / 2 }, { x: t.x, y: t.y - t.height / 2 }];
+    return [
+      { x: s.x, y: s.y + s.height / 2 },
+      { x: t.x, y: t.y - t.height / 2 },
+    ];
   }
-  return [{ x: s.x + s.width / 2, y: s.y }, { x: t.x - t.width / 2, y: t.y }];
+  return [
+    { x: s.x + s.width / 2, y: s.y },
+    { x: t.x - t.width / 2, y: t.y },
+  ];
 }

@@ -11,10 +11,19 @@ export function makeStepper(state, { render, save }) {
   const total = () => stepView(state.graph, state.call, Infinity).total;
 
   function check(form) {
-    const results = state.asking.map((q, i) => ({ q, right: matches(form.elements[`q${i}`].value, q.expected) }));
+    const results = state.asking.map((q, i) => ({
+      q,
+      right: matches(form.elements[`q${i}`].value, q.expected),
+    }));
     const right = results.every((r) => r.right);
-    state.verdict = { right, text: right ? t("graph.predict.right")
-      : t("graph.predict.wrong", { expected: results.map((r) => `${r.q.label}: ${fmt(r.q.expected, 6)}`).join(", ") }) };
+    state.verdict = {
+      right,
+      text: right
+        ? t("graph.predict.right")
+        : t("graph.predict.wrong", {
+            expected: results.map((r) => `${r.q.label}: ${fmt(r.q.expected, 6)}`).join(", "),
+          }),
+    };
     state.asking = null;
     reveal();
   }
@@ -45,7 +54,9 @@ export function makeStepper(state, { render, save }) {
     if (!call || state.step >= total()) return pause();
     if (state.predict && !state.asking && state.step < call.steps.length) {
       const step = call.steps[state.step];
-      const after = stepView(state.graph, state.call, state.step + 1).leaves.find((l) => l.id === step.node)?.now;
+      const after = stepView(state.graph, state.call, state.step + 1).leaves.find(
+        (l) => l.id === step.node,
+      )?.now;
       const qs = questions(state.graph, call, step, after);
       if (qs.length) {
         pause();
@@ -78,11 +89,37 @@ export function makeStepper(state, { render, save }) {
 }
 
 export function wireStepper({ state, save, go, next, play, pause, total }) {
-  $("speed").addEventListener("change", (e) => { state.speed = Number(e.target.value); if (state.timer) { pause(); play(); } save(); });
-  $("call").addEventListener("change", (e) => { pause(); state.call = Number(e.target.value); go(0); });
-  $("first").addEventListener("click", () => { pause(); state.verdict = null; go(0); });
-  $("back").addEventListener("click", () => { pause(); state.verdict = null; go(Math.max(0, state.step - 1)); });
-  $("next").addEventListener("click", () => { pause(); next(); });
-  $("last").addEventListener("click", () => { pause(); state.verdict = null; go(total()); });
+  $("speed").addEventListener("change", (e) => {
+    state.speed = Number(e.target.value);
+    if (state.timer) {
+      pause();
+      play();
+    }
+    save();
+  });
+  $("call").addEventListener("change", (e) => {
+    pause();
+    state.call = Number(e.target.value);
+    go(0);
+  });
+  $("first").addEventListener("click", () => {
+    pause();
+    state.verdict = null;
+    go(0);
+  });
+  $("back").addEventListener("click", () => {
+    pause();
+    state.verdict = null;
+    go(Math.max(0, state.step - 1));
+  });
+  $("next").addEventListener("click", () => {
+    pause();
+    next();
+  });
+  $("last").addEventListener("click", () => {
+    pause();
+    state.verdict = null;
+    go(total());
+  });
   $("play").addEventListener("click", () => play());
 }

@@ -18,24 +18,31 @@ export function stepView(graph, callIndex, pos) {
   const events = eventsAfter(graph, callIndex);
   const total = steps.length + events.length;
   pos = Math.max(0, Math.min(pos, total));
-  const back = Math.min(pos, steps.length);  // how far backward itself has gone
+  const back = Math.min(pos, steps.length); // how far backward itself has gone
   const nodeGrads = new Map(call.roots.map((id) => [id, null]));
   const flow = [];
   for (const [i, step] of steps.slice(0, back).entries()) {
-    nodeGrads.set(step.node, step.grad_outputs.length === 1 ? step.grad_outputs[0] : step.grad_outputs);
+    nodeGrads.set(
+      step.node,
+      step.grad_outputs.length === 1 ? step.grad_outputs[0] : step.grad_outputs,
+    );
     for (const g of step.grad_inputs) {
-      if (g.target && pos <= steps.length) flow.push({ source: g.target, target: step.node, grad: g.grad, active: i === pos - 1 });
+      if (g.target && pos <= steps.length)
+        flow.push({ source: g.target, target: step.node, grad: g.grad, active: i === pos - 1 });
     }
   }
   const done = events.slice(0, pos - back);
   return {
-    call, pos, total,
+    call,
+    pos,
+    total,
     active: pos > 0 && pos <= steps.length ? steps[pos - 1] : null,
     next: pos < steps.length ? steps[pos] : null,
     event: done.at(-1) ?? null,
     events: done,
-    nodeGrads, flow,
-    received: contributions(steps, back),  // what each node has been sent so far, path by path
+    nodeGrads,
+    flow,
+    received: contributions(steps, back), // what each node has been sent so far, path by path
     leaves: afterEvents(leafGrads(graph, call, back), done),
     done: pos === total,
   };
@@ -71,7 +78,8 @@ export function graphAt(graph, sv) {
 export function valuesSeen(graph, node) {
   if (node.kind !== "leaf") return [];
   const values = (graph.backward ?? []).map((c) => c.leaf_values?.[node.id]);
-  for (const e of graph.optimizer_steps ?? []) values.push(e.params.find((p) => p.node === node.id)?.after);
+  for (const e of graph.optimizer_steps ?? [])
+    values.push(e.params.find((p) => p.node === node.id)?.after);
   return values.filter((v) => v !== undefined && v !== null);
 }
 
@@ -80,7 +88,10 @@ export function valuesSeen(graph, node) {
 export function isLoop(graph) {
   const calls = graph?.backward ?? [];
   const shape = (c) => c.steps.map((s) => s.op).join();
-  return calls.length > 1 && calls.every((c) => c.kind === "backward" && c.steps.length && shape(c) === shape(calls[0]));
+  return (
+    calls.length > 1 &&
+    calls.every((c) => c.kind === "backward" && c.steps.length && shape(c) === shape(calls[0]))
+  );
 }
 
 // The nodes of one iteration: what its backward call walked, and the constants feeding them.
@@ -97,14 +108,18 @@ function afterEvents(leaves, events) {
   for (const event of events.filter((e) => e.kind === "zero_grad")) {
     for (const param of event.params) {
       const leaf = leaves.find((l) => l.id === param.node);
-      if (leaf) Object.assign(leaf, { now: event.set_to_none === false ? param.after : null, cleared: true });
+      if (leaf)
+        Object.assign(leaf, {
+          now: event.set_to_none === false ? param.after : null,
+          cleared: true,
+        });
     }
   }
   return leaves;
 }
 
 // Each leaf's .grad as the steps fill it in: what it held before the call, plus what has arrived.
-// The "before" is read back from the call's final leaf_grads, so zero_grad() between calls is right.
+// The "before" is read back from the call's final leaf_grads: right across a zero_grad() too.
 function leafGrads(graph, call, pos) {
   const leaves = graph.nodes.filter((n) => n.kind === "leaf");
   const accumulates = call.kind === "backward";
@@ -126,16 +141,26 @@ function leafGrads(graph, call, pos) {
     const final = lookup(call.leaf_grads, leaf);
     const all = arrivals.get(leaf.id);
     const seen = all.filter((a) => a.index < pos);
-    const sum = (list) => list.reduce((acc, a) => (acc === undefined ? a.grad : add(acc, a.grad)), undefined);
+    const sum = (list) =>
+      list.reduce((acc, a) => (acc === undefined ? a.grad : add(acc, a.grad)), undefined);
     let before = accumulates && final !== undefined && all.length ? sub(final, sum(all)) : null;
     // Zero means .grad was None before the call; NaN means inf − inf, so we cannot know.
-    if (before !== null && flat(before).every((x) => Math.abs(x) < 1e-12 || !Number.isFinite(x))) before = null;
+    if (before !== null && flat(before).every((x) => Math.abs(x) < 1e-12 || !Number.isFinite(x)))
+      before = null;
     let now;
     if (pos >= call.steps.length || !accumulates) now = final;
     else if (!seen.length) now = before ?? (all.length ? null : final);
     else now = before === null ? sum(seen) : add(before, sum(seen));
-    return { id: leaf.id, name: nodeName(leaf), shape: leaf.shape, before, arrived: seen.map((a) => a.grad), now: now ?? null,
-             received: accumulates ? null : sum(seen) ?? null, touched: all.length > 0 };
+    return {
+      id: leaf.id,
+      name: nodeName(leaf),
+      shape: leaf.shape,
+      before,
+      arrived: seen.map((a) => a.grad),
+      now: now ?? null,
+      received: accumulates ? null : (sum(seen) ?? null),
+      touched: all.length > 0,
+    };
   });
 }
 
@@ -157,7 +182,8 @@ export function knownGrad(node, sv) {
   if (grad !== undefined && grad !== null) return { value: grad };
   const parts = sv.received.get(node.id) ?? [];
   const all = contributions(sv.call.steps, sv.call.steps.length).get(node.id) ?? [];
-  if (parts.length && parts.length === all.length) return { value: parts.map((p) => p.grad).reduce((a, b) => add(a, b)) };
+  if (parts.length && parts.length === all.length)
+    return { value: parts.map((p) => p.grad).reduce((a, b) => add(a, b)) };
   return parts.length ? { partial: parts.map((p) => p.grad) } : { pending: true };
 }
 
@@ -169,7 +195,12 @@ export function questions(graph, call, step, leafAfter) {
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const root = nodeName(byId.get(call.roots[0]));
   if (step.op === "AccumulateGrad") {
-    return [{ label: `${nodeName(byId.get(step.node))}.grad`, expected: leafAfter ?? step.grad_outputs[0] }];
+    return [
+      {
+        label: `${nodeName(byId.get(step.node))}.grad`,
+        expected: leafAfter ?? step.grad_outputs[0],
+      },
+    ];
   }
   return step.grad_inputs
     .filter((g) => g.target && byId.get(g.target)?.kind !== "const" && !isSummary(g.grad))
@@ -178,7 +209,11 @@ export function questions(graph, call, step, leafAfter) {
 
 // "14", "[1, 2]" or "1, 2" against the expected value, 1e-4 relative (absolute below 1).
 export function matches(answer, expected) {
-  const got = String(answer).replace(/[[\]()]/g, " ").split(/[\s,]+/).filter(Boolean).map(Number);
+  const got = String(answer)
+    .replace(/[[\]()]/g, " ")
+    .split(/[\s,]+/)
+    .filter(Boolean)
+    .map(Number);
   const want = flat(expected).map(Number);
   if (!got.length || got.length !== want.length || got.some(Number.isNaN)) return false;
   return want.every((w, i) => Math.abs(got[i] - w) <= 1e-4 * Math.max(1, Math.abs(w)));

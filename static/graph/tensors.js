@@ -3,7 +3,8 @@
 
 import { fmtNumber, num } from "../page.js";
 
-export const isSummary = (v) => v !== null && typeof v === "object" && !Array.isArray(v) && Boolean(v.summary);
+export const isSummary = (v) =>
+  v !== null && typeof v === "object" && !Array.isArray(v) && Boolean(v.summary);
 
 export function flat(v) {
   return Array.isArray(v) ? v.flatMap(flat) : [v];
@@ -26,7 +27,10 @@ export function fmt(v, max = 4) {
   if (!Array.isArray(v)) return fmtNumber(v);
   const items = flat(v);
   if (items.length === 1) return fmtNumber(items[0]);
-  const shown = items.slice(0, max).map((x) => fmtNumber(x)).join(", ");
+  const shown = items
+    .slice(0, max)
+    .map((x) => fmtNumber(x))
+    .join(", ");
   return `[${shown}${items.length > max ? ", …" : ""}]`;
 }
 
@@ -34,8 +38,11 @@ export function fmt(v, max = 4) {
 export function fmtFull(v) {
   if (v === null || v === undefined) return "None";
   if (isSummary(v)) {
-    return `shape ${JSON.stringify(v.shape)}, ${v.numel} elements\nmin ${fmtNumber(v.min)}  ` +
-      `max ${fmtNumber(v.max)}  mean ${fmtNumber(v.mean)}\nfirst: ${v.head.map((x) => fmtNumber(x)).join(", ")}`;
+    return (
+      `shape ${JSON.stringify(v.shape)}, ${v.numel} elements\nmin ${fmtNumber(v.min)}  ` +
+      `max ${fmtNumber(v.max)}  mean ${fmtNumber(v.mean)}\n` +
+      `first: ${v.head.map((x) => fmtNumber(x)).join(", ")}`
+    );
   }
   if (!Array.isArray(v)) return fmtNumber(v);
   const inner = v.map(fmtFull);
@@ -45,14 +52,32 @@ export function fmtFull(v) {
 // Elementwise arithmetic on nested lists, broadcasting a number; null when a side is a summary
 // or the shapes differ.
 export function zipWith(a, b, f) {
-  if (a === null || b === null || a === undefined || b === undefined || isSummary(a) || isSummary(b)) return null;
+  if (
+    a === null ||
+    b === null ||
+    a === undefined ||
+    b === undefined ||
+    isSummary(a) ||
+    isSummary(b)
+  )
+    return null;
   if (Array.isArray(a) && Array.isArray(b)) {
     if (a.length !== b.length) return null;
     const out = a.map((x, i) => zipWith(x, b[i], f));
     return out.includes(null) ? null : out;
   }
-  if (Array.isArray(a)) return zipWith(a, a.map(() => b), f);
-  if (Array.isArray(b)) return zipWith(b.map(() => a), b, f);
+  if (Array.isArray(a))
+    return zipWith(
+      a,
+      a.map(() => b),
+      f,
+    );
+  if (Array.isArray(b))
+    return zipWith(
+      b.map(() => a),
+      b,
+      f,
+    );
   return f(num(a), num(b));
 }
 
@@ -90,7 +115,8 @@ export function tensorTable(v, { heat = 6, rows = 8, cols = 8 } = {}) {
     for (const x of row.slice(0, cols)) {
       const td = tr.insertCell();
       td.textContent = fmtNumber(x);
-      if (tint && Number.isFinite(num(x))) td.style.background = heatColor((num(x) - lo) / (hi - lo));
+      if (tint && Number.isFinite(num(x)))
+        td.style.background = heatColor((num(x) - lo) / (hi - lo));
     }
     if (row.length > cols) tr.insertCell().textContent = "…";
   }
@@ -101,7 +127,16 @@ export function tensorTable(v, { heat = 6, rows = 8, cols = 8 } = {}) {
 
 // Blue (low) through white to orange (high): readable with any colour vision, dark text on top.
 export function heatColor(f) {
-  const [a, b] = f < 0.5 ? [[86, 180, 233], [255, 255, 255]] : [[255, 255, 255], [230, 159, 0]];
+  const [a, b] =
+    f < 0.5
+      ? [
+          [86, 180, 233],
+          [255, 255, 255],
+        ]
+      : [
+          [255, 255, 255],
+          [230, 159, 0],
+        ];
   const u = f < 0.5 ? f * 2 : (f - 0.5) * 2;
   const c = a.map((x, i) => Math.round(x + (b[i] - x) * u));
   return `rgb(${c.join(",")})`;

@@ -5,11 +5,28 @@
 
 import { t } from "../page.js";
 import { buildView, labelLines, layoutView } from "./layout.js";
-import { centreOf, hoverTexts, initialRange, labelMode, rangeShowing, renderGraph, zoomRange } from "./draw.js";
+import {
+  centreOf,
+  hoverTexts,
+  initialRange,
+  labelMode,
+  rangeShowing,
+  renderGraph,
+  zoomRange,
+} from "./draw.js";
 import { graphAt, isLoop, iterationNodes, knownGrad, stepView } from "./steps.js";
 import { renderOptimEvent } from "./optim.js";
 import { makeStepper, wireStepper } from "./stepper.js";
-import { h, renderAsk, renderChain, renderError, renderGradchecks, renderInspector, renderLeafGrads, renderNotes } from "./panels.js";
+import {
+  h,
+  renderAsk,
+  renderChain,
+  renderError,
+  renderGradchecks,
+  renderInspector,
+  renderLeafGrads,
+  renderNotes,
+} from "./panels.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -27,10 +44,11 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     state.selected = null;
     state.asking = null;
     state.verdict = null;
-    state.laidCall = null;  // a new graph is laid out afresh
+    state.laidCall = null; // a new graph is laid out afresh
     const calls = graph?.backward ?? [];
     state.call = Math.min(state.call, Math.max(0, calls.length - 1));
-    state.step = calls.length ? Math.min(state.step, stepper.total()) : 0;  // a step() or zero_grad() counts
+    // A step() or zero_grad() counts as a step.
+    state.step = calls.length ? Math.min(state.step, stepper.total()) : 0;
     renderError($("error"), error, t);
     $("stdout").textContent = graph?.stdout ?? "";
     $("output").hidden = !graph?.stdout;
@@ -50,20 +68,37 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     $("graph-empty").hidden = nodes.length > 0;
     $("graph-empty").textContent = state.graph ? t("graph.empty") : "";
     // The next iteration of a loop has the same shape: it keeps the view the learner had.
-    const sameShape = oneIteration() && state.laidCall !== null && state.laidCall !== undefined && state.laid;
+    const sameShape =
+      oneIteration() && state.laidCall !== null && state.laidCall !== undefined && state.laid;
     state.laidCall = oneIteration() ? state.call : null;
     const only = oneIteration() ? iterationNodes(state.graph, state.call) : null;
-    const view = buildView(state.graph ?? { nodes: [], edges: [] }, { simple: state.simple, expanded: state.expanded, only, rollUp: !state.all });
+    const view = buildView(state.graph ?? { nodes: [], edges: [] }, {
+      simple: state.simple,
+      expanded: state.expanded,
+      only,
+      rollUp: !state.all,
+    });
     state.laid = layoutView(view, el.clientWidth < 600 ? "TB" : "LR");
     state.view = view;
     const around = focus && centreOf(state.laid.nodes.filter(focus));
-    if (!sameShape || fitAll || focus) state.range = initialRange(state.laid, el.clientWidth || 600, el.clientHeight || 400, { fitAll, focus: around });
+    if (!sameShape || fitAll || focus)
+      state.range = initialRange(state.laid, el.clientWidth || 600, el.clientHeight || 400, {
+        fitAll,
+        focus: around,
+      });
     state.hover = hoverTexts(state.laid, t);
     state.revision += 1;
     state.mode = labelMode((el.clientWidth || 600) / (state.range.x[1] - state.range.x[0]));
-    state.followed = null;  // the first draw of a layout shows the range chosen here
+    state.followed = null; // the first draw of a layout shows the range chosen here
     renderNotes($("notes"), state.graph, t);
-    if (isLoop(state.graph)) $("notes").append(h("p", { class: "note loop-note" }, t("graph.loop.note", { total: state.graph.backward.length })));
+    if (isLoop(state.graph))
+      $("notes").append(
+        h(
+          "p",
+          { class: "note loop-note" },
+          t("graph.loop.note", { total: state.graph.backward.length }),
+        ),
+      );
     renderSteps();
   }
 
@@ -71,21 +106,36 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     const g = state.graph;
     const box = state.view.boxOf;
     const leafGrads = new Map();
-    for (const leaf of sv?.leaves ?? []) if (leaf.now !== null && leaf.touched) leafGrads.set(box(leaf.id), leaf.now);
+    for (const leaf of sv?.leaves ?? [])
+      if (leaf.now !== null && leaf.touched) leafGrads.set(box(leaf.id), leaf.now);
     const active = new Set();
     if (sv?.active) active.add(box(sv.active.node));
     else if (sv?.event) sv.event.params.forEach((p) => p.node && active.add(box(p.node)));
     else if (sv && sv.pos === 0 && sv.total) sv.call.roots.forEach((id) => active.add(box(id)));
-    const flow = (sv?.flow ?? []).map((f) => ({ ...f, source: box(f.source), target: box(f.target) }));
+    const flow = (sv?.flow ?? []).map((f) => ({
+      ...f,
+      source: box(f.source),
+      target: box(f.target),
+    }));
     const nonfinite = g?.first_nonfinite ? box(g.first_nonfinite.node) : null;
     // Follow the step, not a redraw: a new layout or zoom keeps the view the learner chose.
     const key = [...active].join();
     const moved = state.followed !== null && key !== state.followed;
     state.followed = key;
     renderGraph($("graph"), state.laid, {
-      active, leafGrads, flow, nonfinite, selected: state.selected && box(state.selected),
-      mode: state.mode, range: state.range, revision: state.revision, hover: state.hover, now: boxesAt(sv),
-    }).then(() => moved && follow(active)).then(() => keepClear(active));
+      active,
+      leafGrads,
+      flow,
+      nonfinite,
+      selected: state.selected && box(state.selected),
+      mode: state.mode,
+      range: state.range,
+      revision: state.revision,
+      hover: state.hover,
+      now: boxesAt(sv),
+    })
+      .then(() => moved && follow(active))
+      .then(() => keepClear(active));
   }
 
   // The class's panel (room.js) floats over the page's right side: keep the node the step is
@@ -93,7 +143,7 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
   function keepClear(ids) {
     const panel = document.getElementById("room-panel");
     const v = state.laid?.nodes.find((n) => ids.has(n.id));
-    const axes = $("graph").layout;  // the range on screen now, after any pan just made
+    const axes = $("graph").layout; // the range on screen now, after any pan just made
     if (!panel || panel.hidden || !v || !axes?.xaxis?.range) return;
     const p = panel.getBoundingClientRect();
     const g = $("graph").getBoundingClientRect();
@@ -103,7 +153,7 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     const py = g.top + ((v.y - y[1]) / (y[0] - y[1])) * g.height;
     const [hw, hh] = [(v.w / 2) * perUnit, (v.h / 2) * perUnit];
     if (px + hw < p.left || px - hw > p.right || py + hh < p.top || py - hh > p.bottom) return;
-    const free = Math.max(2 * hw, p.left - g.left);  // the graph's width left of the panel
+    const free = Math.max(2 * hw, p.left - g.left); // the graph's width left of the panel
     const shift = (px - g.left - free / 2) / perUnit;
     Plotly.relayout($("graph"), { "xaxis.range": [x[0] + shift, x[1] + shift] });
   }
@@ -111,7 +161,7 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
   // The label of the module call box a node is drawn in (null: it has a box of its own).
   function moduleBox(id) {
     const box = state.view?.boxOf(id);
-    return box && box !== id ? state.view.nodes.find((v) => v.id === box)?.label ?? null : null;
+    return box && box !== id ? (state.view.nodes.find((v) => v.id === box)?.label ?? null) : null;
   }
 
   // The laid-out boxes with each leaf's value as of this step; null when none differs.
@@ -138,7 +188,10 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
 
   // Keep the active node in view: on a long graph the stepper walks off the screen.
   function follow(ids) {
-    const range = rangeShowing(state.range, state.laid.nodes.find((n) => ids.has(n.id)));
+    const range = rangeShowing(
+      state.range,
+      state.laid.nodes.find((n) => ids.has(n.id)),
+    );
     return range && Plotly.relayout($("graph"), { "xaxis.range": range.x, "yaxis.range": range.y });
   }
 
@@ -173,8 +226,16 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
 
   function renderCalls(calls) {
     const select = $("call");
-    select.replaceChildren(...calls.map((c, i) => h("option", { value: i },
-      t(`graph.call.${c.kind}`, { n: i + 1, line: c.line }) + (c.error ? ` — ${t("graph.call.raised")}` : ""))));
+    select.replaceChildren(
+      ...calls.map((c, i) =>
+        h(
+          "option",
+          { value: i },
+          t(`graph.call.${c.kind}`, { n: i + 1, line: c.line }) +
+            (c.error ? ` — ${t("graph.call.raised")}` : ""),
+        ),
+      ),
+    );
     select.value = String(state.call);
     $("call-field").hidden = calls.length < 2;
     $("iteration-field").hidden = !isLoop(state.graph);
@@ -182,11 +243,14 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
   }
 
   function renderSteps() {
-    if (oneIteration() && state.laidCall !== state.call) return layout();  // another iteration
-    document.body.classList.toggle("asking", Boolean(state.asking));  // app.css hides the answer
+    if (oneIteration() && state.laidCall !== state.call) return layout(); // another iteration
+    document.body.classList.toggle("asking", Boolean(state.asking)); // app.css hides the answer
     const g = state.graph;
     $("iteration").value = String(state.call + 1);
-    $("iteration-out").textContent = t("graph.loop.of", { n: state.call + 1, total: g?.backward?.length ?? 0 });
+    $("iteration-out").textContent = t("graph.loop.of", {
+      n: state.call + 1,
+      total: g?.backward?.length ?? 0,
+    });
     $("all-iterations").checked = Boolean(state.all);
     const call = g?.backward?.[state.call];
     const sv = call ? stepView(g, state.call, state.step) : null;
@@ -195,32 +259,64 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
       $("first").disabled = $("back").disabled = sv.pos === 0;
       $("next").disabled = $("last").disabled = $("play").disabled = sv.done;
     }
-    $("position").textContent = sv ? t("graph.step.position", { pos: sv.pos, total: sv.total }) : "";
-    const now = graphAt(g, sv);  // each leaf as of this step
+    $("position").textContent = sv
+      ? t("graph.step.position", { pos: sv.pos, total: sv.total })
+      : "";
+    const now = graphAt(g, sv); // each leaf as of this step
     if (sv?.event) renderOptimEvent($("chain"), sv.event, t);
     else renderChain($("chain"), now, sv, t, state.error, sv?.active && moduleBox(sv.active.node));
     renderLeafGrads($("leafgrads"), sv, t);
-    renderAsk($("ask"), state, sv, t, { onCheck: stepper.check, onSkip: () => { state.asking = null; stepper.reveal(); } });
+    renderAsk($("ask"), state, sv, t, {
+      onCheck: stepper.check,
+      onSkip: () => {
+        state.asking = null;
+        stepper.reveal();
+      },
+    });
     const node = now?.nodes.find((n) => n.id === state.selected) ?? null;
     renderInspector($("inspector"), node, node && knownGrad(node, sv), t, {
-      onClose: () => { state.selected = null; renderSteps(); },
+      onClose: () => {
+        state.selected = null;
+        renderSteps();
+      },
       onLine,
-      onCollapse: (module) => {  // the module call, and every run of blocks opened in it
-        for (const key of state.expanded) if (key === module || key.startsWith(`${module}.`)) state.expanded.delete(key);
+      onCollapse: (module) => {
+        // the module call, and every run of blocks opened in it
+        for (const key of state.expanded)
+          if (key === module || key.startsWith(`${module}.`)) state.expanded.delete(key);
         state.selected = null;
         layout();
       },
     });
     if (g?.nodes?.length) draw(sv);
-    else Plotly.react($("graph"), [], { xaxis: { visible: false }, yaxis: { visible: false }, margin: { l: 0, r: 0, t: 0, b: 0 } }, { displaylogo: false });
+    else
+      Plotly.react(
+        $("graph"),
+        [],
+        {
+          xaxis: { visible: false },
+          yaxis: { visible: false },
+          margin: { l: 0, r: 0, t: 0, b: 0 },
+        },
+        { displaylogo: false },
+      );
   }
 
   // --- The view's own controls -------------------------------------------------------------
 
   // The checkboxes, zoom buttons, stepper, keys and resizing; call once, before the first show().
   function wire() {
-    $("simple").addEventListener("change", (e) => { state.simple = e.target.checked; layout(); save(); });
-    $("predict").addEventListener("change", (e) => { state.predict = e.target.checked; state.asking = state.verdict = null; renderSteps(); save(); });
+    $("simple").addEventListener("change", (e) => {
+      state.simple = e.target.checked;
+      layout();
+      save();
+    });
+    $("predict").addEventListener("change", (e) => {
+      state.predict = e.target.checked;
+      state.asking = state.verdict = null;
+      renderSteps();
+      save();
+    });
     wireStepper(stepper);
     // The iteration slider keeps the step: the same moment of backward, another iteration.
     const toIteration = (i) => {
@@ -231,25 +327,58 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
       renderSteps();
       save();
     };
-    $("iteration").addEventListener("input", (e) => { stopIterations(); toIteration(Number(e.target.value) - 1); });
-    $("all-iterations").addEventListener("change", (e) => { state.all = e.target.checked; layout(); save(); });
+    $("iteration").addEventListener("input", (e) => {
+      stopIterations();
+      toIteration(Number(e.target.value) - 1);
+    });
+    $("all-iterations").addEventListener("change", (e) => {
+      state.all = e.target.checked;
+      layout();
+      save();
+    });
     $("play-iterations").addEventListener("click", () => {
       if (state.iterating) return stopIterations();
       $("play-iterations").setAttribute("aria-pressed", "true");
       if (state.call >= state.graph.backward.length - 1) toIteration(0);
-      state.iterating = setInterval(() => {
-        if (state.call >= state.graph.backward.length - 1) return stopIterations();
-        toIteration(state.call + 1);
-      }, 1200 / (state.speed || 1));
+      state.iterating = setInterval(
+        () => {
+          if (state.call >= state.graph.backward.length - 1) return stopIterations();
+          toIteration(state.call + 1);
+        },
+        1200 / (state.speed || 1),
+      );
     });
     const width = () => $("graph").clientWidth || 600;
-    $("fit").addEventListener("click", () => state.laid && showRange(initialRange(state.laid, width(), $("graph").clientHeight || 400, { fitAll: true })));
-    $("zoom-in").addEventListener("click", () => state.range && showRange(zoomRange(state.range, width(), 1.4)));
-    $("zoom-out").addEventListener("click", () => state.range && showRange(zoomRange(state.range, width(), 1 / 1.4)));
+    $("fit").addEventListener(
+      "click",
+      () =>
+        state.laid &&
+        showRange(
+          initialRange(state.laid, width(), $("graph").clientHeight || 400, { fitAll: true }),
+        ),
+    );
+    $("zoom-in").addEventListener(
+      "click",
+      () => state.range && showRange(zoomRange(state.range, width(), 1.4)),
+    );
+    $("zoom-out").addEventListener(
+      "click",
+      () => state.range && showRange(zoomRange(state.range, width(), 1 / 1.4)),
+    );
     document.addEventListener("keydown", (e) => {
-      if (e.altKey || e.ctrlKey || e.metaKey || e.target.closest?.(".CodeMirror, input, textarea, select")) return;
-      const keys = { ArrowRight: () => $("next").click(), ArrowLeft: () => $("back").click(),
-                     Home: () => $("first").click(), End: () => $("last").click() };
+      if (
+        e.altKey ||
+        e.ctrlKey ||
+        e.metaKey ||
+        e.target.closest?.(".CodeMirror, input, textarea, select")
+      )
+        return;
+      const keys = {
+        ArrowRight: () => $("next").click(),
+        ArrowLeft: () => $("back").click(),
+        Home: () => $("first").click(),
+        End: () => $("last").click(),
+      };
       if (keys[e.key] && state.graph?.backward?.length) {
         e.preventDefault();
         keys[e.key]();
@@ -257,7 +386,8 @@ export function makeView(state, { save = () => {}, onLine = null } = {}) {
     });
     // The class's panel opening or closing may cover the step's node, or free it.
     const panel = document.getElementById("room-panel");
-    if (panel) new MutationObserver(() => renderSteps()).observe(panel, { attributeFilter: ["hidden"] });
+    if (panel)
+      new MutationObserver(() => renderSteps()).observe(panel, { attributeFilter: ["hidden"] });
     let resizeTimer = null;
     window.addEventListener("resize", () => {
       clearTimeout(resizeTimer);

@@ -20,7 +20,7 @@ export function followAddress(send, active) {
     const address = location.pathname + location.hash;
     if (!active() || address === sent) return;
     sent = address;
-    if (!(await send(address))) sent = null;  // not delivered: the next change tries again
+    if (!(await send(address))) sent = null; // not delivered: the next change tries again
   };
   const schedule = () => {
     if (active() && !timer) timer = setTimeout(publish, PUBLISH_MS);
@@ -35,7 +35,10 @@ export function followAddress(send, active) {
   }
   window.addEventListener("hashchange", schedule);
   window.addEventListener("popstate", schedule);
-  return () => { sent = null; schedule(); };
+  return () => {
+    sent = null;
+    schedule();
+  };
 }
 
 // What this page can ask the class now: window.gradientLab is the page's own contract (graph.js,
@@ -54,11 +57,13 @@ export function showAsks(t, shown, onAsk) {
   const questions = pageQuestions();
   const key = JSON.stringify(questions);
   if (key === shown) return shown;
-  $("room-asks").replaceChildren(...questions.map((q) => {
-    const button = el("button", { type: "button", class: "room-ask" }, prompt(t, q));
-    button.addEventListener("click", () => onAsk(q));
-    return button;
-  }));
+  $("room-asks").replaceChildren(
+    ...questions.map((q) => {
+      const button = el("button", { type: "button", class: "room-ask" }, prompt(t, q));
+      button.addEventListener("click", () => onAsk(q));
+      return button;
+    }),
+  );
   $("room-asks-none").hidden = questions.length > 0;
   return key;
 }
@@ -74,8 +79,12 @@ export function showBig(member) {
 // Whether the link was copied. The clipboard API exists only on https and localhost; on a
 // classroom LAN's plain http the link is selected instead, for the teacher to copy.
 export async function copyLink(link) {
-  const copied = Boolean(navigator.clipboard && window.isSecureContext)
-    && await navigator.clipboard.writeText(link).then(() => true, () => false);
+  const copied =
+    Boolean(navigator.clipboard && window.isSecureContext) &&
+    (await navigator.clipboard.writeText(link).then(
+      () => true,
+      () => false,
+    ));
   if (!copied) getSelection().selectAllChildren($("room-link"));
   return copied;
 }

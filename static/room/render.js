@@ -44,7 +44,9 @@ function fmt(value) {
 
 // A point "x,y" as a learner reads it: (x, y), each to 3 significant digits.
 export function pointText(value) {
-  const [x, y] = String(value).split(",").map((v) => Number(Number(v).toPrecision(3)));
+  const [x, y] = String(value)
+    .split(",")
+    .map((v) => Number(Number(v).toPrecision(3)));
   return `(${x}, ${y})`;
 }
 
@@ -79,8 +81,15 @@ export function renderBars(box, t, question, bars) {
     fill.style.width = `${(100 * bar.count) / most}%`;
     const label = el("span", { class: "room-bar-label" }, choiceText(t, question, bar.label));
     if (bar.right) label.append(" ✓");
-    list.append(el("li", { class: bar.right ? "room-bar right" : "room-bar" },
-      label, el("span", { class: "room-track" }, fill), el("span", { class: "room-count" }, String(bar.count))));
+    list.append(
+      el(
+        "li",
+        { class: bar.right ? "room-bar right" : "room-bar" },
+        label,
+        el("span", { class: "room-track" }, fill),
+        el("span", { class: "room-count" }, String(bar.count)),
+      ),
+    );
   }
   box.append(list);
 }
@@ -94,8 +103,8 @@ function summary(t, question, crowd) {
 }
 
 function answerLine(t, question) {
-  const answer = question.kind === "number" ? fmt(question.answer)
-    : shown(t, question, question.answer);
+  const answer =
+    question.kind === "number" ? fmt(question.answer) : shown(t, question, question.answer);
   return el("p", { class: "room-answer" }, t("room.answer.is", { answer }));
 }
 
@@ -126,7 +135,11 @@ export function renderTeacherQuestion(box, t, question, crowd, onReveal) {
   const live = questionBox(box, `${question.id}|${question.revealed}`, (live) => {
     const title = el("p", { class: "room-prompt" }, prompt(t, question));
     if (question.revealed) return [title, answerLine(t, question), live];
-    const reveal = el("button", { type: "button", class: "primary", id: "room-reveal" }, t("room.reveal"));
+    const reveal = el(
+      "button",
+      { type: "button", class: "primary", id: "room-reveal" },
+      t("room.reveal"),
+    );
     reveal.addEventListener("click", onReveal);
     return [title, live, reveal];
   });
@@ -146,12 +159,20 @@ export function renderStudentQuestion(box, t, question, crowd, mine, onAnswer) {
     const parts = [el("p", { class: "room-prompt", id: "room-prompt" }, prompt(t, question))];
     if (question.revealed) {
       const right = value !== null && isRight(question, value);
-      const said = value === null ? t("room.you.none")
-        : t(right ? "room.you.right" : "room.you.wrong", { value: asText(value) });
-      return [...parts, answerLine(t, question), el("p", { class: `room-you ${right ? "right" : "wrong"}` }, said), live];
+      const said =
+        value === null
+          ? t("room.you.none")
+          : t(right ? "room.you.right" : "room.you.wrong", { value: asText(value) });
+      return [
+        ...parts,
+        answerLine(t, question),
+        el("p", { class: `room-you ${right ? "right" : "wrong"}` }, said),
+        live,
+      ];
     }
     // A point is answered by a tap on the page's plot (static/descent/predict.js).
-    if (question.kind === "point") parts.push(el("p", { class: "room-tap-here" }, t("room.tap.here")));
+    if (question.kind === "point")
+      parts.push(el("p", { class: "room-tap-here" }, t("room.tap.here")));
     else if (question.kind === "number") parts.push(numberForm(t, value, onAnswer));
     else parts.push(choices(t, question, value, onAnswer));
     if (value !== null) {
@@ -165,9 +186,19 @@ export function renderStudentQuestion(box, t, question, crowd, mine, onAnswer) {
 }
 
 function numberForm(t, value, onAnswer) {
-  const input = el("input", { id: "room-value", inputmode: "decimal", autocomplete: "off", "aria-labelledby": "room-prompt" });
+  const input = el("input", {
+    id: "room-value",
+    inputmode: "decimal",
+    autocomplete: "off",
+    "aria-labelledby": "room-prompt",
+  });
   if (value !== null) input.value = value;
-  const form = el("form", { class: "room-number" }, input, el("button", { type: "submit", class: "primary" }, t("room.send")));
+  const form = el(
+    "form",
+    { class: "room-number" },
+    input,
+    el("button", { type: "submit", class: "primary" }, t("room.send")),
+  );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     if (input.value.trim()) onAnswer(input.value.trim());
@@ -176,9 +207,17 @@ function numberForm(t, value, onAnswer) {
 }
 
 function choices(t, question, value, onAnswer) {
-  const group = el("div", { class: "room-choices", role: "group", "aria-labelledby": "room-prompt" });
+  const group = el("div", {
+    class: "room-choices",
+    role: "group",
+    "aria-labelledby": "room-prompt",
+  });
   for (const choice of question.choices) {
-    const button = el("button", { type: "button", "aria-pressed": String(choice === value) }, choiceText(t, question, choice));
+    const button = el(
+      "button",
+      { type: "button", "aria-pressed": String(choice === value) },
+      choiceText(t, question, choice),
+    );
     button.addEventListener("click", () => onAnswer(choice));
     group.append(button);
   }
@@ -191,5 +230,6 @@ export function renderWho(summaryEl, list, t, crowd) {
   const names = crowd.nicknames ?? [];
   list.replaceChildren(...names.map((name) => el("li", {}, name)));
   const anonymous = crowd.students - names.length;
-  if (anonymous > 0) list.append(el("li", { class: "muted" }, t("room.anonymous", { n: anonymous })));
+  if (anonymous > 0)
+    list.append(el("li", { class: "muted" }, t("room.anonymous", { n: anonymous })));
 }

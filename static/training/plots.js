@@ -18,12 +18,20 @@ const AXIS = { automargin: true, gridcolor: "#eef1f4", zeroline: false, exponent
 export function plot(el, data, layout) {
   const title = layout.title && wrapped(layout.title.text, el.clientWidth);
   const lines = title ? title.split("<br>").length : 1;
-  return Plotly.react(el, data, {
-    margin: { t: 3 * FONT_PX + (lines - 1) * TITLE_PX * 1.3, r: 12, b: 40, l: 56 },
-    font: { size: FONT_PX }, legend: { orientation: "h", y: -0.25 },
-    ...layout, ...(title && { title: { ...layout.title, text: title } }),
-    xaxis: { ...AXIS, ...layout.xaxis }, yaxis: { ...AXIS, ...layout.yaxis },
-  }, CONFIG);
+  return Plotly.react(
+    el,
+    data,
+    {
+      margin: { t: 3 * FONT_PX + (lines - 1) * TITLE_PX * 1.3, r: 12, b: 40, l: 56 },
+      font: { size: FONT_PX },
+      legend: { orientation: "h", y: -0.25 },
+      ...layout,
+      ...(title && { title: { ...layout.title, text: title } }),
+      xaxis: { ...AXIS, ...layout.xaxis },
+      yaxis: { ...AXIS, ...layout.yaxis },
+    },
+    CONFIG,
+  );
 }
 
 // Plotly never wraps a title: break it into lines that fit the chart (a phone's is narrow),
@@ -35,7 +43,8 @@ function wrapped(text, width) {
   const lines = [""];
   for (const piece of pieces) {
     const last = lines.length - 1;
-    if (lines[last] && em(lines[last] + piece.trimEnd()) * TITLE_PX > room) lines.push(piece.trimStart());
+    if (lines[last] && em(lines[last] + piece.trimEnd()) * TITLE_PX > room)
+      lines.push(piece.trimStart());
     else lines[last] += piece;
   }
   return lines.map((line) => line.trim()).join("<br>");
