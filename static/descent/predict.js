@@ -116,6 +116,9 @@ export function tapPlot(event) {
   }
   const within = (v, [lo, hi]) => Math.min(hi, Math.max(lo, Number(v.toPrecision(4))));
   room.answer(`${within(x, question.x_range)},${within(y, question.y_range)}`);
+  // A tap leaves Plotly's hover label (the grid cell's long coordinates) over the student's
+  // own mark on a phone: the question's line says where they tapped.
+  Plotly.Fx.unhover(plot);
   return true;
 }
 
