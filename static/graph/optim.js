@@ -89,7 +89,8 @@ const many = (v) => v !== null && v !== undefined && (isSummary(v) || flat(v).le
 // A tensor past a heat map's few thousand values comes as its summary and its block means.
 const grid = (v) => (isSummary(v) ? v.heat?.values ?? v : v);
 const heatable = (v) => Array.isArray(grid(v)) && shapeOf(grid(v)).length <= 2;
-const finite = (vs) => vs.flatMap((v) => (v === null ? [] : flat(grid(v)).map(num))).filter(Number.isFinite);
+const finite = (vs) => vs.flatMap((v) => (v === null ? [] : flat(grid(v)).map(num)))
+  .filter(Number.isFinite);
 
 // One colour scale for all of vs, white at 0 when they hold both signs.
 function signedScale(vs) {
@@ -103,20 +104,24 @@ function signedScale(vs) {
 // 10×61 block means) takes the row to itself; a tall one's rows are flattened to fit 18rem.
 function heatFigure(caption, v, colour) {
   const cells = grid(v);
-  const matrix = Array.isArray(cells[0]) ? (cells.length === 1 ? wrap(cells[0]) : cells) : wrap(cells);
+  const rowsOf = Array.isArray(cells[0]) ? cells : [cells];
+  const matrix = rowsOf.length === 1 ? wrap(rowsOf[0]) : rowsOf;
   const [rows, cols] = [matrix.length, matrix[0].length];
   const tall = rows > 24 ? `; grid-template-rows: repeat(${rows}, calc(18rem / ${rows}))` : "";
   const box = h("div", { class: rows > 24 ? "heat-grid heat-tall" : "heat-grid",
-    style: `grid-template-columns: repeat(${cols}, 1fr); width: min(100%, ${cols * 1.25}rem)${tall}` });
+    style: `grid-template-columns: repeat(${cols}, 1fr); width: min(100%, ${cols * 1.25}rem)${tall}`,
+  });
   for (const row of matrix) {
     for (const x of row) box.append(h("span", { title: fmtNumber(x), style: `background: ${colour(num(x))}` }));
   }
-  return h("figure", { class: cols > WRAP ? "heat-figure heat-wide" : "heat-figure" }, h("figcaption", {}, caption), box);
+  return h("figure", { class: cols > WRAP ? "heat-figure heat-wide" : "heat-figure" },
+    h("figcaption", {}, caption), box);
 }
 
 // A long vector (a 784-value bias) wraps, WRAP to a row, read row by row; a short one is a row.
 const WRAP = 32;
-const wrap = (xs) => Array.from({ length: Math.ceil(xs.length / WRAP) }, (_, i) => xs.slice(i * WRAP, (i + 1) * WRAP));
+const wrap = (xs) => Array.from({ length: Math.ceil(xs.length / WRAP) },
+  (_, i) => xs.slice(i * WRAP, (i + 1) * WRAP));
 
 // The element that moved most: its index, before → after. The child finds it among all the
 // values (param.largest); these are all of them when no step() sent it.
@@ -151,7 +156,9 @@ function heatRow(param, update, t) {
       heatFigure(t("graph.optim.grad"), param.grad, signedScale([param.grad])),
       heatFigure(t("graph.optim.update"), update, signedScale([update])),
       heatFigure(t("graph.optim.after"), param.after, values)),
-    wrapped ? h("p", { class: "muted small optim-wrapped" }, t("graph.optim.wrapped", { per: WRAP })) : null,
+    wrapped
+      ? h("p", { class: "muted small optim-wrapped" }, t("graph.optim.wrapped", { per: WRAP }))
+      : null,
     block ? h("p", { class: "muted small optim-blocks" }, t("graph.optim.blocks", {
       shape: shapeText(param.before.shape), block: block.join("×") })) : null,
     big ? h("p", { class: "optim-largest" }, t("graph.optim.largest", {
