@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import cmath
+import contextlib
 import math
 from typing import Any
 
@@ -123,6 +124,73 @@ def _head(t: torch.Tensor, n: int) -> list[Any]:
             index.append(i)
         values.append(t[tuple(reversed(index))].item())
     return values
+
+
+HEAT_NUMEL = 4_096  # values of one tensor a heat map draws one by one
+HEAT_GRID = 64  # past those, block means: at most this many cells a side
+
+
+def heat_cells(t: torch.Tensor) -> int:
+    """How many numbers plain_heat(t) sends: every value, or one a block."""
+    rows, cols = _as_matrix(t.shape)
+    if rows * cols <= HEAT_NUMEL:
+        return rows * cols
+    (down, across), _ = _blocks(rows, cols)
+    return down * across
+
+
+def plain_heat(t: torch.Tensor | None) -> Plain:
+    """to_plain(t) with every value up to HEAT_NUMEL of them; past that its summary, and
+    `heat`: the tensor as a matrix (a 1-D one a row; more dimensions, the first by the rest)
+    cut into blocks of `block` [rows, cols], each block's mean a cell, at most HEAT_GRID a
+    side. A step() of a real layer (784x10, 7,840 values) still draws as a heat map."""
+    plain = to_plain(t, HEAT_NUMEL)
+    if not isinstance(plain, dict) or t is None:
+        return plain
+    with torch._C.DisableTorchFunction(), contextlib.suppress(RuntimeError, TypeError):
+        plain["heat"] = _block_means(t.detach())
+    return plain
+
+
+def largest_change(before: torch.Tensor, after: torch.Tensor) -> dict[str, Any] | None:
+    """Where `after` moved furthest from `before` (a NaN counts as furthest), read from every
+    value: its index, the two values and the change; None for no floating values to compare."""
+    with torch._C.DisableTorchFunction():
+        if (before.shape != after.shape or before.numel() == 0
+                or not before.is_floating_point() or not after.is_floating_point()):
+            return None
+        change = (after.detach() - before.detach()).abs().reshape(-1)
+        k = int(change.nan_to_num(math.inf).argmax())
+        index = [int(i) for i in torch.unravel_index(torch.tensor(k), before.shape)]
+        was, now = before.reshape(-1)[k].item(), after.detach().reshape(-1)[k].item()
+        return {"index": index, "before": plain_number(was), "after": plain_number(now),
+                "update": plain_number(now - was)}
+
+
+def _as_matrix(shape: torch.Size | list[int]) -> tuple[int, int]:
+    if len(shape) == 0:
+        return 1, 1
+    if len(shape) == 1:
+        return 1, shape[0]
+    return shape[0], math.prod(shape[1:])
+
+
+def _blocks(rows: int, cols: int) -> tuple[tuple[int, int], list[int]]:
+    """The grid of blocks over a rows x cols matrix: (cells down, across), and a block's size."""
+    block = [-(-rows // HEAT_GRID), -(-cols // HEAT_GRID)]  # ceil: at most HEAT_GRID a side
+    return (-(-rows // block[0]), -(-cols // block[1])), block
+
+
+def _block_means(t: torch.Tensor) -> dict[str, Any]:
+    rows, cols = _as_matrix(t.shape)
+    _, block = _blocks(rows, cols)
+    m = t.abs() if t.is_complex() else t
+    if m.dtype not in (torch.float32, torch.float64):
+        m = m.float()
+    # With no padding, a block past the edge (ceil_mode) is the mean of the values it holds.
+    means = torch.nn.functional.avg_pool2d(m.reshape(1, 1, rows, cols), block, block,
+                                           ceil_mode=True)[0, 0]
+    return {"block": block, "values": _plain_list(means.tolist())}
 
 
 def numel_budget(tensors: int, total: int = 100_000) -> int:

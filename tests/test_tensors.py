@@ -7,7 +7,14 @@ import math
 import pytest
 import torch
 
-from gradient_lab.tensors import all_finite, plain_and_finite, to_plain
+from gradient_lab.tensors import (
+    all_finite,
+    heat_cells,
+    largest_change,
+    plain_and_finite,
+    plain_heat,
+    to_plain,
+)
 
 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16, torch.float32, torch.float64])
@@ -67,3 +74,42 @@ def _flatten(x: object) -> list[object]:
     if isinstance(x, list):
         return [v for item in x for v in _flatten(item)]
     return [x]
+
+
+def test_a_heat_map_sends_every_value_up_to_4096_of_them() -> None:
+    t = torch.randn(64, 64)
+    assert plain_heat(t) == t.tolist() and heat_cells(t) == 4096
+
+
+@pytest.mark.parametrize(("shape", "block"), [
+    ((10, 784), [1, 13]),  # an MNIST Linear's weight: 13 columns a cell, the last holding 4
+    ((100, 1000), [2, 16]),
+    ((10_000,), [1, 157]),  # one row
+    ((20, 16, 5, 5), [1, 7]),  # a conv weight: its first dimension by the rest
+])
+def test_past_4096_values_each_cell_is_the_mean_of_its_block(
+        shape: tuple[int, ...], block: list[int]) -> None:
+    t = torch.randn(shape)
+    plain = plain_heat(t)
+    assert isinstance(plain, dict) and plain["summary"] and plain["shape"] == list(shape)
+    assert plain["heat"]["block"] == block
+    m = t.reshape(1, -1) if t.dim() == 1 else t.reshape(shape[0], -1)
+    bh, bw = block
+    expected = [[m[i:i + bh, j:j + bw].mean().item() for j in range(0, m.shape[1], bw)]
+                for i in range(0, m.shape[0], bh)]
+    values = plain["heat"]["values"]
+    assert max(len(values), len(values[0])) <= 64
+    assert sum(len(row) for row in values) == heat_cells(t)
+    assert torch.tensor(values) == pytest.approx(torch.tensor(expected), abs=1e-6)
+
+
+def test_the_largest_change_is_read_from_every_value() -> None:
+    before = torch.zeros(100, 1000)
+    after = before.clone()
+    after[73, 901] = -0.25  # inside a block whose mean barely moves
+    after[5, 5] = 0.125
+    assert largest_change(before, after) == {"index": [73, 901], "before": 0.0,
+                                             "after": -0.25, "update": -0.25}
+    after[1, 2] = math.nan  # a NaN is the change to name
+    assert largest_change(before, after)["index"] == [1, 2]  # type: ignore[index]
+    assert largest_change(torch.zeros(3, dtype=torch.long), torch.ones(3, dtype=torch.long)) is None

@@ -123,6 +123,7 @@ class ParamStep:
     grad: Any
     after: Any
     state: dict[str, Any]
+    largest: dict[str, Any] | None = None  # step: the element that moved most, read from all
 
 
 @dataclass(frozen=True, slots=True)

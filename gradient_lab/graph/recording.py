@@ -30,13 +30,23 @@ from gradient_lab.errors import TooLarge
 from gradient_lab.graph.gradchecks import GradcheckRecord, run_gradcheck
 from gradient_lab.runner.child.program import is_the_program, program_line
 from gradient_lab.runner.limits import Limits
-from gradient_lab.tensors import all_finite, numel_budget, plain_and_finite, to_plain
+from gradient_lab.tensors import (
+    all_finite,
+    heat_cells,
+    largest_change,
+    numel_budget,
+    plain_and_finite,
+    plain_heat,
+    to_plain,
+)
 
 TRACED_CALLS = 20  # backward calls traced step by step; later ones still run, untraced
 _RECORDED_BYTES = 64 << 20  # the tensors' memory the records may keep alive
 OPTIMIZER_EVENTS = 40  # optimizer.step() and zero_grad() calls recorded
 _OPTIMIZER_VALUES = 60_000  # the values all those records may send, in all
 _OPTIMIZER_NUMEL = 64  # values of one tensor sent in full; a larger one is summarised
+_HEAT_VALUES = 100_000  # values the step() heat maps may send (2 MB); later steps summarise
+_HELD_BYTES = 64 << 20  # a step()'s parameters copied to find each one's largest change
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +77,8 @@ class ParamUpdate:
     grad: Any  # the .grad step() read; None for zero_grad
     after: Any = None
     state: dict[str, Any] = field(default_factory=dict)  # the optimizer's, after the step
+    largest: dict[str, Any] | None = None  # the element that moved most, of all of them
+    held: torch.Tensor | None = None  # a copy of the value before, until step() returns
 
 
 @dataclass(slots=True)
@@ -164,6 +176,8 @@ class GraphRecorder:
         self.gradchecks: list[GradcheckRecord] = []
         self.optimizer_events: list[OptimizerEvent] = []
         self._optimizer_values = 0
+        self._heat_values = 0  # of them, sent for the step() heat maps
+        self._heat = False  # whether the step() under way sends its heat maps
         self._step: OptimizerEvent | None = None  # the step() under way
         self.saved: dict[int, tuple[Any, list[tuple[str, Any]]]] = {}  # id(fn): (fn, saved)
         self.module_outputs: dict[int, tuple[torch.Tensor, Any]] = {}  # id(t): (t, module)
@@ -281,10 +295,15 @@ class GraphRecorder:
                 and len(self.optimizer_events) < OPTIMIZER_EVENTS
                 and self._optimizer_values < _OPTIMIZER_VALUES)
 
-    def _plain(self, t: torch.Tensor | None) -> Any:
+    def _plain(self, t: torch.Tensor | None, heat: bool = False) -> Any:
+        """t as the step() table shows it: a heat map's values when `heat`, else a summary
+        past _OPTIMIZER_NUMEL values (zero_grad's, and a step() past the heat maps' budget)."""
         if t is None:
             return None
         self._optimizer_values += min(t.numel(), _OPTIMIZER_NUMEL)
+        if heat:
+            self._heat_values += heat_cells(t)
+            return plain_heat(t.detach())
         return to_plain(t.detach(), _OPTIMIZER_NUMEL)
 
     def _stepping(self, optimizer: Any, args: Any, kwargs: Any) -> None:
@@ -292,9 +311,17 @@ class GraphRecorder:
         if not self._watching_optimizer() or (line := self._line()) is None:
             return
         with torch._C.DisableTorchFunction(), contextlib.suppress(Exception):
-            params = [ParamUpdate(p, self._plain(p), self._plain(p.grad))
-                      for group in optimizer.param_groups for p in group["params"]
+            moving = [p for group in optimizer.param_groups for p in group["params"]
                       if p.grad is not None]
+            # before, .grad, after and two tensors of state (Adam's) each, or none of it
+            cost = 5 * sum(heat_cells(p) for p in moving)
+            self._heat = self._heat_values + cost <= _HEAT_VALUES
+            params, held = [], 0
+            for p in moving:
+                held += p.numel() * p.element_size()
+                params.append(ParamUpdate(p, self._plain(p, self._heat),
+                                          self._plain(p.grad, self._heat),
+                                          held=p.detach().clone() if held <= _HELD_BYTES else None))
             self._step = OptimizerEvent(
                 "step", line, optimizer, len(self.calls) - 1 if self.calls else None,
                 _settings(optimizer.param_groups[0]), params)
@@ -309,9 +336,13 @@ class GraphRecorder:
         self.optimizer_events.append(event)
         with torch._C.DisableTorchFunction(), contextlib.suppress(Exception):
             for update in event.params:
-                update.after = self._plain(update.param)
-                update.state = {key: self._plain(value) if isinstance(value, torch.Tensor)
-                                else value for key, value in optimizer.state[update.param].items()}
+                update.after = self._plain(update.param, self._heat)
+                if update.held is not None:
+                    update.largest = largest_change(update.held, update.param)
+                    update.held = None
+                update.state = {key: self._plain(value, self._heat)
+                                if isinstance(value, torch.Tensor) else value
+                                for key, value in optimizer.state[update.param].items()}
 
     def _zero_grad(self, fn: Any, name: str) -> Any:
         def zero_grad(owner: Any, *args: Any, **kwargs: Any) -> Any:

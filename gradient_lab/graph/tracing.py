@@ -323,7 +323,7 @@ class _Builder:
             node = self.of_tensor.get(id(update.param))
             name = self._name_of.get(id(update.param)) or (node.name if node else None)
             params.append(ParamStep(node.id if node else None, name or "param", update.before,
-                                    update.grad, update.after, update.state))
+                                    update.grad, update.after, update.state, update.largest))
         return OptimizerStep(event.kind, event.line, type(event.owner).__name__,
                              event.after_call, event.settings, params, event.set_to_none)
 

@@ -5,9 +5,9 @@
 
 import { fmtNumber, num } from "../page.js";
 import { h } from "./panels.js";
-import { flat, fmt, heatColor, isSummary, shapeOf, sub, tensorTable } from "./tensors.js";
+import { flat, fmt, heatColor, isSummary, shapeOf, shapeText, sub, tensorTable } from "./tensors.js";
 
-const scalar = (v) => v !== null && v !== undefined && flat(v).length === 1;
+const scalar = (v) => v !== null && v !== undefined && !isSummary(v) && flat(v).length === 1;
 const n = (v) => fmtNumber(flat(v)[0]);
 const p = (s) => (s.startsWith("-") ? `(${s})` : s);
 
@@ -64,7 +64,7 @@ export function renderOptimEvent(el, event, t) {
       "graph.optim.update", "graph.optim.after"].map((key) => h("th", {}, t(key))))));
   const body = h("tbody");
   for (const param of event.params) {
-    const update = sub(param.after, param.before);
+    const update = sub(grid(param.after), grid(param.before));  // a block's mean moved by theirs
     const cell = (v) => h("td", {}, scalar(v) || v === null ? fmt(v) : tensorTable(v));
     const cells = [param.before, param.grad, update, param.after];
     const state = Object.entries(param.state).filter(([k]) => k !== "step" && !scalar(param.state[k]));
@@ -86,8 +86,11 @@ export function renderOptimEvent(el, event, t) {
 // --- step() as heat maps ------------------------------------------------------------------------
 
 const many = (v) => v !== null && v !== undefined && (isSummary(v) || flat(v).length > 3);
-const heatable = (v) => Array.isArray(v) && shapeOf(v).length <= 2;
-const finite = (vs) => vs.flatMap((v) => (v === null ? [] : flat(v).map(num))).filter(Number.isFinite);
+// A tensor past a heat map's few thousand values comes as its summary and its block means.
+const grid = (v) => (isSummary(v) ? v.heat?.values ?? v : v);
+const heatable = (v) => Array.isArray(grid(v)) && shapeOf(grid(v)).length <= 2;
+const finite = (vs) => vs.flatMap((v) => (v === null ? [] : flat(grid(v)).map(num)))
+  .filter(Number.isFinite);
 
 // One colour scale for all of vs, white at 0 when they hold both signs.
 function signedScale(vs) {
@@ -97,19 +100,34 @@ function signedScale(vs) {
   return (x) => (hi > lo ? heatColor((x - lo) / (hi - lo)) : "#fff");
 }
 
-// A tensor as small coloured cells, each with its number on hover.
+// A tensor as small coloured cells, each with its number on hover. A wide one (a 10×784 weight's
+// 10×61 block means) takes the row to itself; a tall one's rows are flattened to fit 18rem.
 function heatFigure(caption, v, colour) {
-  const matrix = Array.isArray(v[0]) ? v : [v];
-  const cols = matrix[0].length;
-  const grid = h("div", { class: "heat-grid", style: `grid-template-columns: repeat(${cols}, 1fr); width: min(100%, ${cols * 1.25}rem)` });
+  const cells = grid(v);
+  const rowsOf = Array.isArray(cells[0]) ? cells : [cells];
+  const matrix = rowsOf.length === 1 ? wrap(rowsOf[0]) : rowsOf;
+  const [rows, cols] = [matrix.length, matrix[0].length];
+  const tall = rows > 24 ? `; grid-template-rows: repeat(${rows}, calc(18rem / ${rows}))` : "";
+  const box = h("div", { class: rows > 24 ? "heat-grid heat-tall" : "heat-grid",
+    style: `grid-template-columns: repeat(${cols}, 1fr); width: min(100%, ${cols * 1.25}rem)${tall}`,
+  });
   for (const row of matrix) {
-    for (const x of row) grid.append(h("span", { title: fmtNumber(x), style: `background: ${colour(num(x))}` }));
+    for (const x of row) box.append(h("span", { title: fmtNumber(x), style: `background: ${colour(num(x))}` }));
   }
-  return h("figure", { class: "heat-figure" }, h("figcaption", {}, caption), grid);
+  return h("figure", { class: cols > WRAP ? "heat-figure heat-wide" : "heat-figure" },
+    h("figcaption", {}, caption), box);
 }
 
-// The element that moved most: its index, before → after.
+// A long vector (a 784-value bias) wraps, WRAP to a row, read row by row; a short one is a row.
+const WRAP = 32;
+const wrap = (xs) => Array.from({ length: Math.ceil(xs.length / WRAP) },
+  (_, i) => xs.slice(i * WRAP, (i + 1) * WRAP));
+
+// The element that moved most: its index, before → after. The child finds it among all the
+// values (param.largest); these are all of them when no step() sent it.
 function largest(param, update) {
+  if (param.largest) return param.largest;
+  if (isSummary(param.before)) return null;
   const shape = shapeOf(update);
   const values = flat(update).map(num);
   let best = 0;
@@ -129,15 +147,23 @@ function apart(before, after) {
 function heatRow(param, update, t) {
   const values = signedScale([param.before, param.after]);  // before and after on one scale
   const big = largest(param, update);
-  const at = `${param.name}[${big.index.join(", ")}]`;
+  const block = param.before.heat?.block;
+  const shape = shapeOf(param.before);
+  const wrapped = shape.length === 1 && shape[0] > WRAP;
   return h("div", { class: "optim-heat-row" },
     h("div", { class: "optim-heats" },
       heatFigure(t("graph.optim.before"), param.before, values),
       heatFigure(t("graph.optim.grad"), param.grad, signedScale([param.grad])),
       heatFigure(t("graph.optim.update"), update, signedScale([update])),
       heatFigure(t("graph.optim.after"), param.after, values)),
-    h("p", { class: "optim-largest" }, t("graph.optim.largest", {
-      at, update: fmtNumber(big.update), ...apart(big.before, big.after) })),
+    wrapped
+      ? h("p", { class: "muted small optim-wrapped" }, t("graph.optim.wrapped", { per: WRAP }))
+      : null,
+    block ? h("p", { class: "muted small optim-blocks" }, t("graph.optim.blocks", {
+      shape: shapeText(param.before.shape), block: block.join("×") })) : null,
+    big ? h("p", { class: "optim-largest" }, t("graph.optim.largest", {
+      at: `${param.name}[${big.index.join(", ")}]`, update: fmtNumber(big.update),
+      ...apart(big.before, big.after) })) : null,
     h("details", { class: "optim-numbers" }, h("summary", {}, t("graph.optim.numbers")),
       h("div", { class: "optim-scroll" }, [param.before, param.grad, update, param.after].map((v, i) =>
         h("div", { class: "optim-number" }, h("p", { class: "muted small" },

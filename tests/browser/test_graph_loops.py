@@ -439,3 +439,83 @@ def test_step_heat_maps_are_readable_on_the_projector(
     scroll = page.locator("#chain .optim-scroll").first
     assert scroll.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
     assert not problems.items, problems.items
+
+
+# A real layer's step(): a Linear(8, 16) weight (128 values, each a cell) and an MNIST-sized
+# Linear(784, 10) one (7,840 values, drawn as 10×61 block means) and its transpose, a 784×10
+# one (61×10), under Adam.
+_LAYER = """import torch
+
+torch.manual_seed(0)
+model = torch.nn.Linear({n_in}, {n_out})
+optimizer = torch.optim.Adam(model.parameters(), lr=0.01)
+x, y = torch.randn(16, {n_in}), torch.randn(16, {n_out})
+for epoch in range(2):
+    optimizer.zero_grad()
+    loss = torch.nn.functional.mse_loss(model(x), y)
+    loss.backward()
+    optimizer.step()
+"""
+_LAYERS = {"linear-8-16": (8, 16), "mnist-784-10": (784, 10), "tall-10-784": (10, 784)}
+
+
+def _plain_layer_step(n_in: int, n_out: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """_LAYER's weight before and after its first step, in plain torch."""
+    space: dict[str, Any] = {}
+    exec(_LAYER.format(n_in=n_in, n_out=n_out).replace("range(2)", "range(0)"), space)  # noqa: S102
+    model, optimizer = space["model"], space["optimizer"]
+    before = model.weight.detach().clone()
+    torch.nn.functional.mse_loss(model(space["x"]), space["y"]).backward()
+    optimizer.step()
+    return before, model.weight.detach().clone()
+
+
+@pytest.mark.parametrize("layer", _LAYERS)
+@pytest.mark.parametrize(("lang", "size", "present"), [
+    ("en", (1440, 900), False), ("zh-CN", (1440, 900), False),
+    ("en", (1920, 1080), True), ("zh-CN", (1920, 1080), True)])
+def test_a_real_layers_step_draws_as_heat_maps(
+        open_page: Any, server: str, artifacts: Path, lang: str, size: tuple[int, int],
+        present: bool, layer: str) -> None:
+    n_in, n_out = _LAYERS[layer]
+    page, problems = open_page(*size)
+    open_lab(page, server + f"/?lang={lang}" + ("&present=1" if present else ""))
+    _run_program(page, _LAYER.format(n_in=n_in, n_out=n_out))
+    while not page.locator("#chain .optim-table").count():
+        page.locator("#next").click()
+    row = page.locator('#chain tr[data-param="model.weight"]')
+    row.scroll_into_view_if_needed()
+    page.mouse.move(0, 0)
+    mode = "present" if present else "page"
+    page.screenshot(path=artifacts / f"graph-step-{layer}-{lang}-{size[0]}x{size[1]}-{mode}.png")
+    page.locator("#chain").screenshot(
+        path=artifacts / f"graph-step-{layer}-{lang}-{size[0]}x{size[1]}-{mode}-chain.png")
+    grids = row.locator(".heat-grid")
+    assert grids.count() == 4  # before, .grad, update, after
+    titles = [_numbers(" ".join(grids.nth(i).locator("span").evaluate_all(
+        "cells => cells.map((c) => c.title)"))) for i in (0, 3)]
+    before, after_step = _plain_layer_step(n_in, n_out)
+    if layer == "linear-8-16":  # every value a cell, each plain torch's
+        assert titles[0] == pytest.approx(before.flatten().tolist(), abs=1e-3)
+        assert titles[1] == pytest.approx(after_step.flatten().tolist(), abs=1e-3)
+        assert not row.locator(".optim-blocks").count()
+    else:  # each cell the mean of 13 values in a row (a column), and the caption says so
+        bh, bw = (1, 13) if n_out == 10 else (13, 1)
+        means = [before[i:i + bh, j:j + bw].mean().item() for i in range(0, n_out, bh)
+                 for j in range(0, n_in, bw)]
+        assert titles[0] == pytest.approx(means, abs=1e-3) and len(means) == 610
+        caption = row.locator(".optim-blocks").inner_text()
+        assert f"{n_out}×{n_in}" in caption and f"{bh}×{bw}" in caption, caption
+        height = grids.nth(0).evaluate("el => el.getBoundingClientRect().height")
+        assert 40 < height < size[1] / 2, height  # a strip you can see, not a page of it
+    # the largest change is named exactly, read from every value in the child
+    change = (after_step - before).abs()
+    k = int(change.argmax())
+    at = f"model.weight[{k // n_in}, {k % n_in}]"
+    assert at in row.locator(".optim-largest").inner_text()
+    assert page.locator("#chain .optim-rule .heat-grid").count() >= 2  # exp_avg, exp_avg_sq
+    scroll = page.locator("#chain .optim-scroll").first
+    assert scroll.evaluate("el => el.scrollWidth <= el.clientWidth + 1")
+    row.locator("details summary").click()  # the numbers, a click away
+    assert row.locator("details .tensor").count() == 4
+    assert not problems.items, problems.items

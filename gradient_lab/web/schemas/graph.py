@@ -116,6 +116,9 @@ class ParamStepOut(BaseModel):
     after: Any = Field(description="step: the value after; zero_grad: the .grad after.")
     state: dict[str, Any] = Field(description="The optimizer's state for it after the step: "
                                               "momentum_buffer, exp_avg, exp_avg_sq, step.")
+    largest: dict[str, Any] | None = Field(
+        default=None, description="step: the element that moved most, found among all of "
+                                  "them: index, before, after, update.")
 
 
 class OptimizerStepOut(BaseModel):
