@@ -18,6 +18,13 @@ setup_env '.[test]'
 # anyone else, one line says what to ask for, and those tests skip.
 missing=() skipping=""
 [[ -x /usr/bin/chromium ]] || { missing+=(chromium chromium-driver); skipping="the browser tests"; }
+# eslint 9 and prettier 3 (package.json) want Node 18.18 or newer; Debian 12's nodejs is 18.20.
+node_ok() {
+  command -v node >/dev/null && command -v npm >/dev/null &&
+    node -e 'const [a, b] = process.versions.node.split(".").map(Number);
+             process.exit(a > 18 || (a === 18 && b >= 18) ? 0 : 1)'
+}
+node_ok || missing+=(nodejs npm)
 fc-list :lang=zh 2>/dev/null | grep -q . || missing+=(fonts-noto-cjk)
 if ! command -v redis-server >/dev/null && [[ ! -x /usr/bin/redis-server ]]; then
   missing+=(redis-server)
@@ -45,4 +52,18 @@ mypy gradient_lab
 # The notebook's one script, inlined from the page's modules: a module it cannot inline fails
 # here, before the tests (a wheel's build runs the same step, hatch_build.py).
 python gradient_lab/notebook/bundle.py --check
+# The page's JavaScript: eslint for mistakes, prettier for layout, both at ruff's 100 columns.
+# node_modules is installed from package-lock.json, again only when the lock file changes.
+if node_ok; then
+  lock="$(sha256sum package-lock.json | cut -d' ' -f1)"
+  if [[ ! -d node_modules || "$(cat node_modules/.gradient-lab-lock 2>/dev/null)" != "$lock" ]]; then
+    npm ci --no-audit --no-fund --loglevel=error
+    echo "$lock" > node_modules/.gradient-lab-lock
+  fi
+  npx --no-install eslint static
+  npx --no-install prettier --check --log-level=warn "static/**/*.js"
+else
+  echo "NOTE: no Node.js 18.18 or newer, so the JavaScript is not linted; to lint it, as root:" \
+       "apt-get install nodejs npm" >&2
+fi
 pytest "${tier[@]}" "$@"
