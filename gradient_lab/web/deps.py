@@ -63,7 +63,7 @@ class Runner:
         def run() -> AsyncGenerator[bytes, None]:
             return self.pool.stream(job, wall_seconds=wall, cpu_seconds=cpu,
                                     queue_seconds=settings.queue_seconds,
-                                    strangers_code=strangers_code, **args)
+                                    strangers_code=strangers_code, client=self.client, **args)
 
         lifetime: float | None = None  # the lab's own lessons: kept until evicted
         if strangers_code:

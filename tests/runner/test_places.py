@@ -100,3 +100,26 @@ async def test_a_place_handed_to_a_request_that_left_passes_on() -> None:
     await asyncio.gather(leaving, return_exceptions=True)
     await asyncio.wait_for(_enter(places, next_), 1)
     assert places.counts() == {"running": 1, "aside": 0, "waiting": 0, "memory_mb": 1}
+
+
+async def test_a_freed_place_goes_to_the_client_holding_fewest_before_the_first_in_line() -> None:
+    """One client keeping programs in flight does not take every place a student waits for."""
+    places = Places(places=2, aside=4, memory_mb=1, budget_mb=100)
+    held = [Ticket(client="busy"), Ticket(client="busy")]
+    for ticket in held:
+        await _enter(places, ticket)
+    third, student = Ticket(client="busy"), Ticket(client="student")
+    waiting = [asyncio.create_task(_enter(places, third))]
+    await asyncio.sleep(0.01)  # the busy client's third is first in line
+    waiting.append(asyncio.create_task(_enter(places, student)))
+    await asyncio.sleep(0.01)
+    places.leave(held[0])
+    await asyncio.wait_for(waiting[1], 1)  # the student, who holds none, goes first
+    assert (student.placed, third.placed) == (True, False)
+    places.leave(held[1])
+    await asyncio.wait_for(waiting[0], 1)  # then the busy client's, in its turn
+    assert third.placed and places.counts()["running"] == 2
+    places.leave(student)
+    places.leave(third)
+    assert places.counts() == {"running": 0, "aside": 0, "waiting": 0, "memory_mb": 0}
+    assert not places._placed and not places._waiting  # nothing is left counted

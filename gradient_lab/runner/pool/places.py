@@ -6,15 +6,17 @@ crowd that all miss it. A new job waits in line for a place and for its share of
 budget. A running job that has had its slice while others wait (CPU for one that computes,
 two polls found asleep for one that sleeps or waits on an event) is moved aside: its process
 is stopped (the pool's watch does it) and its place passes on. A freed place goes to the line
-first, so quick programs never wait behind long ones, then to the jobs moved aside, oldest
-first, which continue where they stopped. At most `aside` jobs are moved aside at once; past
-that a job keeps its place. A job's memory is held from its start to its end, aside or not.
+first, so quick programs never wait behind long ones, and within the line to the job whose
+client holds the fewest places (a student behind one who keeps three programs in flight),
+then to the jobs moved aside, oldest first, which continue where they stopped. At most
+`aside` jobs are moved aside at once; past that a job keeps its place. A job's memory is
+held from its start to its end, aside or not.
 """
 
 from __future__ import annotations
 
 import threading
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -28,6 +30,7 @@ class Ticket:
     placed: bool = False
     aside: bool = False
     resume: Callable[[], None] | None = None
+    client: str = ""  # who asked (web/client.py): places go round the clients in line
 
 
 class Places:
@@ -38,6 +41,8 @@ class Places:
         self._free = places
         self._memory = 0  # MiB held by jobs between enter() and leave()
         self._line: deque[Waiter[None]] = deque()
+        self._waiting: dict[Waiter[None], str] = {}  # each waiter in line: its client
+        self._placed: Counter[str] = Counter()  # places held, by client
         self._aside: deque[Ticket] = deque()
 
     async def enter(self, ticket: Ticket, deadline: float,
@@ -47,12 +52,18 @@ class Places:
             if not self._line and self._free and self._fits():
                 self._free -= 1
                 self._memory += self.memory_mb
+                self._placed[ticket.client] += 1
                 ticket.placed = True
                 return
             waiter: Waiter[None] = Waiter()
             self._line.append(waiter)
-        await wait(waiter, self._line, self._lock, deadline, lambda _: self._hand_back(ticket),
-                   too_late)
+            self._waiting[waiter] = ticket.client
+        try:
+            await wait(waiter, self._line, self._lock, deadline,
+                       lambda _: self._hand_back(ticket), too_late)
+        finally:
+            with self._lock:
+                self._waiting.pop(waiter, None)  # handed over, or given up
         ticket.placed = True  # the place and the memory were handed over together
 
     def leave(self, ticket: Ticket) -> None:
@@ -63,6 +74,7 @@ class Places:
                 self._aside.remove(ticket)
             if ticket.placed:
                 self._free += 1
+                self._release(ticket.client)
             ticket.placed = ticket.aside = False
             woken = self._pass_on()
         _wake(woken)
@@ -86,6 +98,7 @@ class Places:
             ticket.placed, ticket.aside, ticket.resume = False, True, resume
             self._aside.append(ticket)
             self._free += 1
+            self._release(ticket.client)
             woken = self._pass_on()
         _wake(woken)
         return True
@@ -94,6 +107,11 @@ class Places:
         with self._lock:
             return {"running": self.places - self._free, "aside": len(self._aside),
                     "waiting": len(self._line), "memory_mb": self._memory}
+
+    def _release(self, client: str) -> None:
+        self._placed[client] -= 1
+        if self._placed[client] <= 0:
+            del self._placed[client]
 
     def _fits(self) -> bool:
         return self._memory + self.memory_mb <= self.budget_mb
@@ -105,11 +123,16 @@ class Places:
         if self._line and self._fits():
             self._free -= 1
             self._memory += self.memory_mb
-            return self._line.popleft()
+            # The first in line of the clients holding the fewest places.
+            waiter = min(self._line, key=lambda w: self._placed[self._waiting.get(w, "")])
+            self._line.remove(waiter)
+            self._placed[self._waiting.get(waiter, "")] += 1
+            return waiter
         if self._aside:
             self._free -= 1
             ticket = self._aside.popleft()
             ticket.placed, ticket.aside = True, False
+            self._placed[ticket.client] += 1
             return ticket
         return None
 

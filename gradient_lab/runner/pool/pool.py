@@ -178,10 +178,11 @@ class Pool:
 
     async def run(self, job: Callable[..., object], /, *, wall_seconds: float,
                   cpu_seconds: float, queue_seconds: float, strangers_code: bool,
-                  **args: object) -> bytes:
+                  client: str = "", **args: object) -> bytes:
         """The reply body of `job(**args)`, run in a fresh child; its AppError raised here."""
         bodies = self.stream(job, wall_seconds=wall_seconds, cpu_seconds=cpu_seconds,
-                             queue_seconds=queue_seconds, strangers_code=strangers_code, **args)
+                             queue_seconds=queue_seconds, strangers_code=strangers_code,
+                             client=client, **args)
         try:
             async for body in bodies:
                 return body
@@ -191,10 +192,11 @@ class Pool:
 
     async def stream(self, job: Callable[..., object], /, *, wall_seconds: float,
                      cpu_seconds: float, queue_seconds: float, strangers_code: bool,
-                     **args: object) -> AsyncGenerator[bytes, None]:
+                     client: str = "", **args: object) -> AsyncGenerator[bytes, None]:
         """Each reply body `job(**args)` sends, as it sends it (a training run's chunks).
 
-        `strangers_code`: the job runs a learner's code, which waits for every wall.
+        `strangers_code`: the job runs a learner's code, which waits for every wall. `client`:
+        who asked, so that places in line go round the clients (places.py).
         """
         if strangers_code and self.missing_walls() and not self.config.weak_walls:
             raise WallsDown(f"this server's kernel lacks {', '.join(self.missing_walls())}, so "
@@ -206,7 +208,7 @@ class Pool:
         deadline = time.monotonic() + queue_seconds
         if self._closed:
             raise _shutting_down()
-        ticket = Ticket()
+        ticket = Ticket(client=client)
         await self._places.enter(ticket, deadline, lambda: _busy(
             f"all {self.config.jobs} places to run a program stayed taken"))
         running: _Running | None = None
