@@ -1,6 +1,6 @@
 """What a child runs: one function per request kind, plain values in, the reply's JSON out.
 
-A route names a job by reference (`await runner.reply(jobs.descent, ...)`); the pool sends
+A route names a job by reference (`await client_jobs.reply(jobs.descent, ...)`); the pool sends
 the job's name and arguments to a fresh walled child, which finds it in JOBS and rebuilds each
 argument as its annotation says. So torch, and every learner's program, run only in children.
 

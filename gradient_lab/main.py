@@ -27,7 +27,7 @@ from gradient_lab.runner.pool.pool import Pool, PoolConfig
 from gradient_lab.settings import Settings, SettingsError, load_settings
 from gradient_lab.web import metrics
 from gradient_lab.web.ahead import Ahead, compute_ahead
-from gradient_lab.web.deps import Runner
+from gradient_lab.web.deps import ClientJobs
 from gradient_lab.web.edge import allowed_hosts
 from gradient_lab.web.middleware import GuardApi, RememberPageChoices
 from gradient_lab.web.routes import descent, docs, graph, health, home, lessons, rooms, training
@@ -53,7 +53,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
             if settings.compute_ahead:
                 app.state.ahead = Ahead()
                 ahead = asyncio.create_task(compute_ahead(
-                    Runner(pool, app.state.kept, settings), app.state.ahead))
+                    ClientJobs(pool, app.state.kept, settings), app.state.ahead))
             try:
                 yield
             finally:

@@ -21,12 +21,12 @@ from gradient_lab.errors import AppError
 from gradient_lab.graph.examples import EXAMPLES
 from gradient_lab.training import FIXES, FLOW_PRESETS
 from gradient_lab.web import schemas
-from gradient_lab.web.deps import Runner
+from gradient_lab.web.deps import ClientJobs
 from gradient_lab.web.routes import descent, graph, training
 
 _log = logging.getLogger(__name__)
 _IDLE_POLL_SECONDS = 0.05
-Ask = Callable[[Runner], Awaitable[object]]
+Ask = Callable[[ClientJobs], Awaitable[object]]
 
 
 @dataclass(slots=True)
@@ -58,14 +58,14 @@ def requests() -> Iterator[Ask]:
     yield _whole_stream(schemas.TrainRequest.model_validate({}))
 
 
-async def compute_ahead(runner: Runner, progress: Ahead) -> None:
-    """Run every built-in request, one at a time, each when the runner has nothing to do."""
+async def compute_ahead(client_jobs: ClientJobs, progress: Ahead) -> None:
+    """Run every built-in request, one at a time, each when the pool has nothing to do."""
     asks = list(requests())
     progress.total = len(asks)
     for ask in asks:
-        await _idle(runner)
+        await _idle(client_jobs)
         try:
-            await ask(runner)
+            await ask(client_jobs)
         except AppError as error:  # a story whose point is an error, or a busy moment
             _log.debug("computing ahead: %s", error.message)
         progress.done += 1
@@ -84,25 +84,25 @@ def _story(preset: dict[str, Any]) -> Iterator[Ask]:
 
 
 def _ask(route: Callable[..., Awaitable[object]], request: object) -> Ask:
-    return lambda runner: route(request, runner)
+    return lambda client_jobs: route(request, client_jobs)
 
 
 def _lesson(name: str, fields: dict[str, object]) -> Ask:
     request = schemas.LESSON_SCHEMAS[name][0].model_validate(fields)
-    return lambda runner: training.run_lesson(name, request, runner)
+    return lambda client_jobs: training.run_lesson(name, request, client_jobs)
 
 
 def _whole_stream(request: schemas.TrainRequest) -> Ask:
-    async def ask(runner: Runner) -> None:
-        async for _ in training.reading_of(request, runner):
+    async def ask(client_jobs: ClientJobs) -> None:
+        async for _ in training.reading_of(request, client_jobs):
             pass
     return ask
 
 
-async def _idle(runner: Runner) -> None:
+async def _idle(client_jobs: ClientJobs) -> None:
     """Until no program runs or waits: the lessons never take a learner's place."""
     while True:
-        counts = runner.pool.health()
+        counts = client_jobs.pool.health()
         if not counts["running"] and not counts["waiting"] and not counts["aside"]:
             return
         await asyncio.sleep(_IDLE_POLL_SECONDS)

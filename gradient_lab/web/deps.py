@@ -1,5 +1,5 @@
-"""What routes depend on: the settings, and the runner that runs their jobs (and keeps what
-they answer: gradient_lab.kept)."""
+"""What routes depend on: the settings, and ClientJobs, which runs their jobs for the client
+who asks, through the runner's pool (and keeps what they answer: gradient_lab.kept)."""
 
 from __future__ import annotations
 
@@ -25,9 +25,10 @@ _GRACE_SECONDS = 5.0  # beyond a job's queue and run time, before another proces
 
 
 @dataclass(frozen=True, slots=True)
-class Runner:
-    """How a route runs a job: once per distinct request, in a fresh walled child, within the
-    settings' limits."""
+class ClientJobs:
+    """How a route runs a job for one client: once per distinct request, in a fresh walled
+    child of the pool, within the settings' limits and the client's cap on programs. (The
+    lessons computed ahead run as client "", the server's own.)"""
 
     pool: Pool
     keeper: Keeper
@@ -108,12 +109,12 @@ class Runner:
         return requested
 
 
-async def get_runner(request: Request,
-                     settings: Annotated[Settings, Depends(get_settings)]) -> Runner:
+async def get_client_jobs(request: Request,
+                          settings: Annotated[Settings, Depends(get_settings)]) -> ClientJobs:
     state = request.app.state
-    return Runner(state.pool, state.kept, settings, client_of(request, settings),
-                  state.programs)
+    return ClientJobs(state.pool, state.kept, settings, client_of(request, settings),
+                      state.programs)
 
 
-RunnerDep = Annotated[Runner, Depends(get_runner)]
+ClientJobsDep = Annotated[ClientJobs, Depends(get_client_jobs)]
 SettingsDep = Annotated[Settings, Depends(get_settings)]

@@ -153,16 +153,16 @@ def test_limits_device_and_versions_are_part_of_the_key(monkeypatch: pytest.Monk
             return True  # as if joining a run: not counted against the client's cap
 
     settings = Settings()
-    runner = deps.Runner(None, Recorder(), settings)  # type: ignore[arg-type]
+    client_jobs = deps.ClientJobs(None, Recorder(), settings)  # type: ignore[arg-type]
 
-    def key_of(runner: deps.Runner = runner, **args: object) -> str:
-        runner._open(print, True, {"code": "x = 1", "device": "cpu", **args}, stream=False)
+    def key_of(client_jobs: deps.ClientJobs = client_jobs, **args: object) -> str:
+        client_jobs._open(print, True, {"code": "x = 1", "device": "cpu", **args}, stream=False)
         return seen[-1]
 
     base = key_of()
     assert key_of() == base
     assert key_of(device="cuda") != base
-    assert key_of(runner=replace(runner, settings=Settings(graph_nodes=10))) != base
-    assert key_of(runner=replace(runner, settings=Settings(wall_seconds=1.0))) != base
+    assert key_of(client_jobs=replace(client_jobs, settings=Settings(graph_nodes=10))) != base
+    assert key_of(client_jobs=replace(client_jobs, settings=Settings(wall_seconds=1.0))) != base
     monkeypatch.setattr(deps, "fingerprint", lambda: {"torch": "another build"})
     assert key_of() != base

@@ -15,7 +15,7 @@ from gradient_lab.descent.presets import PRESETS
 from gradient_lab.descent.surfaces import SURFACES
 from gradient_lab.optimizers import CLIPS, OPTIMIZER_OPTIONS, OPTIMIZERS, SCHEDULERS
 from gradient_lab.web import schemas
-from gradient_lab.web.deps import RunnerDep
+from gradient_lab.web.deps import ClientJobsDep
 from gradient_lab.web.pages import templates
 
 router = APIRouter()
@@ -51,27 +51,28 @@ async def surfaces() -> object:
 
 
 @router.post("/api/surface", response_model=schemas.GridResponse)
-async def surface(request: schemas.SurfaceRequest, runner: RunnerDep) -> Response:
+async def surface(request: schemas.SurfaceRequest, client_jobs: ClientJobsDep) -> Response:
     spec = request.spec()
-    return await runner.reply(jobs.surface, strangers_code=spec["expr"] is not None, **spec,
-                              x_range=request.x_range, y_range=request.y_range,
-                              resolution=request.resolution, limits=runner.settings.limits())
+    return await client_jobs.reply(jobs.surface, strangers_code=spec["expr"] is not None, **spec,
+                                   x_range=request.x_range, y_range=request.y_range,
+                                   resolution=request.resolution,
+                                   limits=client_jobs.settings.limits())
 
 
 @router.post("/api/descent", response_model=schemas.DescentResponse)
-async def descent(request: schemas.DescentRequest, runner: RunnerDep) -> Response:
+async def descent(request: schemas.DescentRequest, client_jobs: ClientJobsDep) -> Response:
     spec = request.spec()
-    return await runner.reply(jobs.descent, strangers_code=spec["expr"] is not None, **spec,
-                              start=request.start, steps=request.steps,
-                              runs=[run.to_run() for run in request.runs], noise=request.noise,
-                              seed=request.seed, sweep=request.sweep,
-                              limits=runner.settings.limits())
+    return await client_jobs.reply(jobs.descent, strangers_code=spec["expr"] is not None, **spec,
+                                   start=request.start, steps=request.steps,
+                                   runs=[run.to_run() for run in request.runs],
+                                   noise=request.noise, seed=request.seed, sweep=request.sweep,
+                                   limits=client_jobs.settings.limits())
 
 
 @router.post("/api/basins", response_model=schemas.BasinsResponse)
-async def basins(request: schemas.BasinsRequest, runner: RunnerDep) -> Response:
+async def basins(request: schemas.BasinsRequest, client_jobs: ClientJobsDep) -> Response:
     spec = request.spec()
-    return await runner.reply(jobs.basins, strangers_code=spec["expr"] is not None, **spec,
-                              run=request.run.to_run(), x_range=request.x_range,
-                              y_range=request.y_range, resolution=request.resolution,
-                              steps=request.steps, limits=runner.settings.limits())
+    return await client_jobs.reply(jobs.basins, strangers_code=spec["expr"] is not None, **spec,
+                                   run=request.run.to_run(), x_range=request.x_range,
+                                   y_range=request.y_range, resolution=request.resolution,
+                                   steps=request.steps, limits=client_jobs.settings.limits())

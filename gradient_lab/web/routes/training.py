@@ -22,7 +22,7 @@ from gradient_lab.errors import AppError, envelope
 from gradient_lab.kept import Reading
 from gradient_lab.optimizers import CLIPS, OPTIMIZERS, SCHEDULERS
 from gradient_lab.web import schemas
-from gradient_lab.web.deps import RunnerDep
+from gradient_lab.web.deps import ClientJobsDep
 from gradient_lab.web.pages import templates
 from gradient_lab.web.schemas.common import Device
 
@@ -40,17 +40,19 @@ async def training_page(request: Request) -> HTMLResponse:
     return templates.TemplateResponse(request, "training.html", {"choices": _choices()})
 
 
-async def run_lesson(name: str, request: schemas.LessonRequest, runner: RunnerDep) -> Response:
+async def run_lesson(name: str, request: schemas.LessonRequest,
+                     client_jobs: ClientJobsDep) -> Response:
     """The lesson `name`, run in a child, its reply passed through."""
-    return await runner.reply(jobs.lesson, strangers_code=False, name=name,
-                              device=runner.device(request.device), options=request.options())
+    return await client_jobs.reply(jobs.lesson, strangers_code=False, name=name,
+                                   device=client_jobs.device(request.device),
+                                   options=request.options())
 
 
 def _lesson_route(name: str, request_type: type[schemas.LessonRequest],
                   response_type: type[BaseModel]) -> None:
     """POST /api/training/<name>, for each lesson of schemas.LESSON_SCHEMAS."""
-    async def lesson(request: schemas.LessonRequest, runner: RunnerDep) -> Response:
-        return await run_lesson(name, request, runner)
+    async def lesson(request: schemas.LessonRequest, client_jobs: ClientJobsDep) -> Response:
+        return await run_lesson(name, request, client_jobs)
 
     lesson.__annotations__["request"] = request_type  # the body FastAPI reads and validates
     router.add_api_route(f"/api/training/{name}", lesson, methods=["POST"], name=name,
@@ -66,8 +68,8 @@ for _name, (_request, _response) in schemas.LESSON_SCHEMAS.items():
                               "description": "One `data:` event per chunk (TrainChunkOut); "
                                              "an `error` event carries the error envelope."}})
 async def run(request: schemas.TrainRequest, http: Request,
-              runner: RunnerDep) -> StreamingResponse:
-    reading = reading_of(request, runner)
+              client_jobs: ClientJobsDep) -> StreamingResponse:
+    reading = reading_of(request, client_jobs)
     chunks = aiter(reading)
     # The first chunk comes before the response starts, so a refused run gets its status code.
     first = await anext(chunks)
@@ -77,11 +79,12 @@ async def run(request: schemas.TrainRequest, http: Request,
                                       "X-Kept": reading.outcome})
 
 
-def reading_of(request: schemas.TrainRequest, runner: RunnerDep) -> Reading:
+def reading_of(request: schemas.TrainRequest, client_jobs: ClientJobsDep) -> Reading:
     """The training run's chunks: its own, or those of the same run already under way."""
     config = training.TrainConfig(**request.model_dump(exclude={"device"}))
-    return runner.stream(jobs.training_run, config=config, device=runner.device(request.device),
-                         limits=runner.settings.limits())
+    return client_jobs.stream(jobs.training_run, config=config,
+                              device=client_jobs.device(request.device),
+                              limits=client_jobs.settings.limits())
 
 
 async def _events(first: bytes, chunks: AsyncGenerator[bytes, None],
