@@ -42,7 +42,8 @@ from gradient_lab.graph.examples import EXAMPLES  # noqa: E402
 from gradient_lab.runner.child.lockin import Walls, lock_in  # noqa: E402
 from gradient_lab.runner.child.serve import serve  # noqa: E402
 from gradient_lab.runner.limits import Limits  # noqa: E402
-from gradient_lab.runner.pool import zygote  # noqa: E402
+from gradient_lab.runner.pool import forkserver  # noqa: E402
+from gradient_lab.runner.pool.zygote import ZygoteConfig  # noqa: E402
 
 S2_JOB = json.dumps({"job": "graph", "wall_seconds": 5, "cpu_seconds": 5, "args": {
     "code": EXAMPLES["S2"].program, "device": "cpu", "limits": asdict(Limits())}}).encode()
@@ -84,9 +85,9 @@ def main() -> None:
     parser.add_argument("--children", type=int, default=100, help="children per row")
     args = parser.parse_args()
 
-    zygote.prepare(jobs.warm_up)
+    forkserver.prepare(jobs.warm_up)
     workdir = tempfile.mkdtemp(prefix="gradient-lab-bench-")
-    confinement, walls = zygote.confinement_of(zygote.ZygoteConfig(
+    confinement, walls = forkserver.confinement_of(ZygoteConfig(
         socket_fd=-1, walls=Walls(), workdir=workdir, user="nobody", memory_mb=2048,
         cpu_seconds=5.0, cuda=False))
     print(f"walls: {walls}")

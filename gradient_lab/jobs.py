@@ -4,8 +4,8 @@ A route names a job by reference (`await client_jobs.reply(jobs.descent, ...)`);
 the job's name and arguments to a fresh walled child, which finds it in JOBS and rebuilds each
 argument as its annotation says. So torch, and every learner's program, run only in children.
 
-`python -m gradient_lab.jobs` is the zygote (gradient_lab/runner/pool/zygote.py), the process they
-fork from.
+`python -m gradient_lab.jobs` is the zygote (gradient_lab/runner/pool/forkserver.py), the process
+they fork from.
 """
 
 from __future__ import annotations
@@ -192,6 +192,6 @@ def warm_up() -> None:
 
 
 if __name__ == "__main__":
-    from gradient_lab.runner.pool import zygote
+    from gradient_lab.runner.pool import forkserver
 
-    zygote.main(JOBS, warm_up)
+    forkserver.main(JOBS, warm_up)

@@ -33,10 +33,10 @@ import orjson
 from gradient_lab.errors import AppError, Busy, ProgramError, RunnerFailed, Timeout, TooLarge
 from gradient_lab.runner.child.lockin import Walls
 from gradient_lab.runner.frames import Frame, FrameReader, checked
-from gradient_lab.runner.pool.children import Child, Zygote
+from gradient_lab.runner.pool.children import Child
 from gradient_lab.runner.pool.places import Places, Ticket
 from gradient_lab.runner.pool.waiting import Waiter, wait
-from gradient_lab.runner.pool.zygote import ZygoteConfig
+from gradient_lab.runner.pool.zygote import Zygote, ZygoteConfig
 
 _log = logging.getLogger(__name__)
 _POLL_SECONDS = 0.025  # how often a running job's CPU (and, on CUDA, its memory) is read
