@@ -1,6 +1,8 @@
 """One concept, one declaration (issue 29 item 4): an optimizer, a surface and a lesson added to
 their registries, in a copy of the package, reach the schema, the page data and the tests with
-no other line changed. The copy is edited as a newcomer would edit the source."""
+no other line changed. The copy is edited as a newcomer would edit the source: a lesson is its
+function's entry, its schemas' entry, its panel and its drawing (ARCHITECTURE.md, "Where to
+add"); here it reuses the accumulation lesson's function, models, panel and drawing."""
 
 from __future__ import annotations
 
@@ -12,6 +14,9 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from gradient_lab.web import schemas
+from gradient_lab.web.schemas import LESSON_SCHEMAS
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -30,9 +35,12 @@ ADDITIONS = {
         "LESSONS: dict[str, Callable[..., object]] = {\n",
         '    "dummy": accumulate,\n'),
     "gradient_lab/web/schemas/training.py": (
-        "LESSON_SCHEMAS: dict[str, tuple[type[LessonRequest], type[BaseModel]]] = {\n",
-        '    "dummy": (AccumulationRequest, AccumulationResponse),\n'),
+        "LESSON_SCHEMAS: dict[str, LessonSchema] = {\n",
+        '    "dummy": LessonSchema(AccumulationRequest, AccumulationResponse),\n'),
 }
+# The new lesson's panel and drawing: new files, here the accumulation lesson's under its name.
+COPIES = {"templates/training/dummy.html": "templates/training/accumulation.html",
+          "static/training/dummy.js": "static/training/accumulation.js"}
 
 # Run in the copy: what the schema and the pages say of the three new entries.
 PROBE = """
@@ -43,8 +51,18 @@ from gradient_lab.main import create_app
 with TestClient(create_app()) as client:
     schema = client.get("/openapi.json").json()["components"]["schemas"]
     page = client.get("/descent").text
+    training_page = client.get("/training").text
+    lesson = client.post("/api/training/dummy", json={"micro_batches": 2, "micro_batch": 4})
+    script = client.get("/static/training/dummy.js")
 data = json.loads(re.search(r'id="page-data">(.*?)</script>', page, re.S).group(1))
+choices = json.loads(re.search(r'id="page-data">(.*?)</script>', training_page,
+                               re.S).group(1))["choices"]
 print(json.dumps({
+    "lessons": choices["lessons"],
+    "lesson_defaults": choices["defaults"].get("dummy"),
+    "lesson_panel": 'id="panel-dummy"' in training_page and 'id="tab-dummy"' in training_page,
+    "lesson_reply": [lesson.status_code, sorted(lesson.json())],
+    "lesson_script": script.status_code,
     "optimizer_names": schema["RunIn"]["properties"]["optimizer"]["enum"],
     "surface_names": schema["DescentRequest"]["properties"]["surface"]["anyOf"][0]["enum"],
     "paths": sorted(create_app().openapi()["paths"]),
@@ -70,6 +88,9 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
         text = path.read_text(encoding="utf-8")
         assert text.count(after) == 1, f"{name} no longer opens its registry with {after!r}"
         path.write_text(text.replace(after, after + entry), encoding="utf-8")
+    for name, source in COPIES.items():
+        text = (root / source).read_text(encoding="utf-8")
+        (root / name).write_text(text.replace("accumulation", "dummy"), encoding="utf-8")
     return root
 
 
@@ -86,6 +107,13 @@ def test_the_new_entries_reach_the_schema_and_the_pages(copy: Path) -> None:
     assert "dummy" in seen["optimizer_names"] and "dummy" in seen["page_optimizers"]
     assert "dummybowl" in seen["surface_names"] and "dummybowl" in seen["page_surfaces"]
     assert "/api/training/dummy" in seen["paths"]
+    # The lesson has its tab (first: its entry opens the registry), its form's defaults from its
+    # request, its panel, a route that runs it, and its drawing served by name.
+    assert seen["lessons"] == ["dummy", *LESSON_SCHEMAS]
+    assert seen["lesson_defaults"] == {"device": "auto", "micro_batches": 4, "micro_batch": 32}
+    assert seen["lesson_panel"]
+    assert seen["lesson_reply"] == [200, sorted(schemas.AccumulationResponse.model_fields)]
+    assert seen["lesson_script"] == 200
 
 
 def test_the_registries_tests_take_the_new_entries(copy: Path) -> None:

@@ -15,7 +15,6 @@ from typing import get_args
 
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, StreamingResponse
-from pydantic import BaseModel
 
 from gradient_lab import i18n, jobs, training
 from gradient_lab.errors import AppError, envelope
@@ -27,12 +26,7 @@ from gradient_lab.web.pages import templates
 from gradient_lab.web.schemas.common import Device
 
 router = APIRouter()
-# The page's tabs in the tutorial's order: the streamed training loop, and
-# gradient_lab.training.LESSONS.
-TABS = ("flow", "train", "accumulation", "precision", "nan", "landscape")
-_REQUESTS: dict[str, type[schemas.LessonRequest]] = {
-    "train": schemas.TrainRequest,
-    **{name: request for name, (request, _) in schemas.LESSON_SCHEMAS.items()}}
+TABS = tuple(schemas.LESSON_SCHEMAS)  # the page's tabs, in the tutorial's order
 
 
 @router.get("/training", response_class=HTMLResponse)
@@ -48,19 +42,19 @@ async def run_lesson(name: str, request: schemas.LessonRequest,
                                    options=request.options())
 
 
-def _lesson_route(name: str, request_type: type[schemas.LessonRequest],
-                  response_type: type[BaseModel]) -> None:
-    """POST /api/training/<name>, for each lesson of schemas.LESSON_SCHEMAS."""
+def _lesson_route(name: str, schema: schemas.LessonSchema) -> None:
+    """POST /api/training/<name>, for a lesson of schemas.LESSON_SCHEMAS."""
     async def lesson(request: schemas.LessonRequest, client_jobs: ClientJobsDep) -> Response:
         return await run_lesson(name, request, client_jobs)
 
-    lesson.__annotations__["request"] = request_type  # the body FastAPI reads and validates
+    lesson.__annotations__["request"] = schema.request  # the body FastAPI reads and validates
     router.add_api_route(f"/api/training/{name}", lesson, methods=["POST"], name=name,
-                         response_model=response_type)
+                         response_model=schema.reply)
 
 
-for _name, (_request, _response) in schemas.LESSON_SCHEMAS.items():
-    _lesson_route(_name, _request, _response)
+for _name, _schema in schemas.LESSON_SCHEMAS.items():
+    if not _schema.streamed:  # the training loop streams: POST /api/training/run, below
+        _lesson_route(_name, _schema)
 
 
 @router.post("/api/training/run", response_class=StreamingResponse,
@@ -110,6 +104,6 @@ def _choices() -> dict[str, object]:
         "flow_presets": training.FLOW_PRESETS, "sizes": asdict(training.SIZES),
         # Each lesson's request as its schema fills it in: the page's form starts from these,
         # so the page asks what the schema (and the lessons computed ahead) mean by default.
-        "defaults": {lesson: _REQUESTS[lesson].model_validate({}).model_dump(exclude={"seed"})
-                     for lesson in TABS},
+        "defaults": {name: schema.request.model_validate({}).model_dump(exclude={"seed"})
+                     for name, schema in schemas.LESSON_SCHEMAS.items()},
     }

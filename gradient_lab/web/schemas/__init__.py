@@ -55,6 +55,7 @@ from gradient_lab.web.schemas.training import (
     LandscapeResponse,
     LandscapeRunOut,
     LessonRequest,
+    LessonSchema,
     NanRequest,
     NanResponse,
     OriginOut,
@@ -82,5 +83,5 @@ __all__ = [
     "AccumulationRequest", "AccumulationResponse", "FlowRequest", "FlowResponse", "NanRequest",
     "NanResponse", "OriginOut", "PrecisionRequest", "PrecisionResponse", "TrainChunkOut",
     "TrainDataOut", "TrainRequest", "LessonRequest", "LandscapeRequest", "LandscapeResponse",
-    "LandscapeRunOut", "PathOut", "PlaneOut", "SharedPlaneOut", "LESSON_SCHEMAS",
+    "LandscapeRunOut", "PathOut", "PlaneOut", "SharedPlaneOut", "LESSON_SCHEMAS", "LessonSchema",
 ]

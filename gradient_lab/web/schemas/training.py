@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -234,11 +234,23 @@ class LandscapeResponse(BaseModel):
     shared: SharedPlaneOut | None
 
 
-# Each lesson of gradient_lab.training.LESSONS by name: its request and its reply.
-LESSON_SCHEMAS: dict[str, tuple[type[LessonRequest], type[BaseModel]]] = {
-    "flow": (FlowRequest, FlowResponse),
-    "accumulation": (AccumulationRequest, AccumulationResponse),
-    "precision": (PrecisionRequest, PrecisionResponse),
-    "nan": (NanRequest, NanResponse),
-    "landscape": (LandscapeRequest, LandscapeResponse),
+@dataclass(frozen=True, slots=True)
+class LessonSchema:
+    """What a lesson of the training page reads and answers."""
+
+    request: type[LessonRequest]
+    reply: type[BaseModel]
+    streamed: bool = False  # one reply per server-sent event (POST /api/training/run)
+
+
+# The training page's lessons by name, in the tutorial's order (the page's tabs). Each but the
+# streamed training loop is a lesson of gradient_lab.training.LESSONS, served by
+# POST /api/training/<name> (routes/training.py); the page's form defaults come from its request.
+LESSON_SCHEMAS: dict[str, LessonSchema] = {
+    "flow": LessonSchema(FlowRequest, FlowResponse),
+    "train": LessonSchema(TrainRequest, TrainChunkOut, streamed=True),
+    "accumulation": LessonSchema(AccumulationRequest, AccumulationResponse),
+    "precision": LessonSchema(PrecisionRequest, PrecisionResponse),
+    "nan": LessonSchema(NanRequest, NanResponse),
+    "landscape": LessonSchema(LandscapeRequest, LandscapeResponse),
 }
