@@ -42,7 +42,7 @@ from gradient_lab.training.planes import (  # noqa: E402
     loop_loss,
     losses_on_plane,
 )
-from gradient_lab.web.schemas import LandscapeRequest  # noqa: E402
+from gradient_lab.web.schemas import LESSONS, LandscapeRequest  # noqa: E402
 
 
 def timed(call: Callable[[], object], repeats: int) -> tuple[list[float], list[float]]:
@@ -142,7 +142,7 @@ def main() -> None:
     default = LandscapeRequest.model_validate({}).options()
 
     def ask(**change: object) -> Callable[[], bytes]:
-        return lambda: jobs.lesson("landscape", "cpu", {**default, **change})
+        return lambda: jobs.lesson(LESSONS["landscape"].function, "cpu", {**default, **change})
 
     memory = in_a_fork(ask()), in_a_fork(ask(resolution=81))  # before this process's own runs
     ask()()

@@ -11,7 +11,9 @@ they fork from.
 from __future__ import annotations
 
 import contextlib
+import importlib
 import inspect
+import pkgutil
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, replace
 from typing import Any, get_type_hints
@@ -19,7 +21,7 @@ from typing import Any, get_type_hints
 import torch
 from pydantic import TypeAdapter
 
-from gradient_lab import wire
+from gradient_lab import training, wire
 from gradient_lab.descent.race import Race, Sweep, race
 from gradient_lab.descent.surfaces import SURFACES, Grid, evaluate, resolve
 from gradient_lab.descent.sweeps import SWEEP_LRS, SWEEP_STEPS, Basins, sweep_lr
@@ -33,7 +35,7 @@ from gradient_lab.runner.child import hints
 from gradient_lab.runner.child.program import Execution, run_program
 from gradient_lab.runner.limits import Limits
 from gradient_lab.tensors import cuda_broken, pick_device
-from gradient_lab.training import LESSONS, TrainConfig, train
+from gradient_lab.training import TrainConfig, train
 
 Reply = bytes | Iterator[bytes]
 GRID_POINTS = 400 * 400  # the most points a surface's grid or a basins map may have
@@ -128,9 +130,17 @@ def basins(surface: str | None, expr: str | None, params: dict[str, float], run:
     return wire.dumps(found, _FLOAT32)
 
 
-def lesson(name: str, device: str, options: dict[str, Any]) -> bytes:
-    """One of the training lessons (gradient_lab.training.LESSONS), run on the device."""
-    return wire.dumps(LESSONS[name](device=pick_device(device), **options))
+def lesson(function: str, device: str, options: dict[str, Any]) -> bytes:
+    """A training lesson's function, run on the device with the lesson's keywords.
+
+    `function` names it as pickle names one, "module:name" (web/schemas/training.py's LESSONS
+    holds each lesson's), so that the web layer's registry is the only list of the lessons.
+    """
+    module, _, name = function.partition(":")
+    if not module.startswith("gradient_lab.training."):
+        raise ValueError(f"{function} is not a function of gradient_lab.training")
+    run = getattr(importlib.import_module(module), name)
+    return wire.dumps(run(device=pick_device(device), **options))
 
 
 def training_run(config: TrainConfig, device: str, limits: Limits) -> Iterator[bytes]:
@@ -182,13 +192,16 @@ opt.step()
 
 
 def warm_up() -> None:
+    # Every lesson's module, loaded before any fork, as lesson() will find it in a child.
+    for module in pkgutil.iter_modules(training.__path__, "gradient_lab.training."):
+        importlib.import_module(module.name)
     graph(_WARM_UP_PROGRAM, "cpu", Limits())
     descent("quadratic", None, {}, (1.0, 1.0), 3, [Run("adam")], 0.0, 0, False, Limits())
     # The landscape's first SVD and batched matmuls load their kernels: ~1 s a child would pay.
-    lesson("landscape", "cpu", {"dataset": "xor", "points": 10, "noise": 0.0, "depth": 1,
-                                "width": 2, "activation": "relu", "runs": [{"optimizer": "sgd"}],
-                                "steps": 2, "resolution": 3, "span": 1.0, "shared": True,
-                                "seed": 0})
+    lesson("gradient_lab.training.landscape:map_landscape", "cpu",
+           {"dataset": "xor", "points": 10, "noise": 0.0, "depth": 1, "width": 2,
+            "activation": "relu", "runs": [{"optimizer": "sgd"}], "steps": 2, "resolution": 3,
+            "span": 1.0, "shared": True, "seed": 0})
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """One concept, one declaration (issue 29 item 4): an optimizer, a surface and a lesson added to
 their registries, in a copy of the package, reach the schema, the page data and the tests with
-no other line changed. The copy is edited as a newcomer would edit the source: a lesson is its
-function's entry, its schemas' entry, its panel and its drawing (ARCHITECTURE.md, "Where to
-add"); here it reuses the accumulation lesson's function, models, panel and drawing."""
+no other line changed. The copy is edited as a newcomer would edit the source (ARCHITECTURE.md,
+"Where to add"): a lesson is a new module of gradient_lab/training, its entry in
+web/schemas/training.py's LESSONS, its panel and its drawing; here it answers as the
+accumulation lesson does, with that lesson's models, panel and drawing."""
 
 from __future__ import annotations
 
@@ -16,11 +17,11 @@ from pathlib import Path
 import pytest
 
 from gradient_lab.web import schemas
-from gradient_lab.web.schemas import LESSON_SCHEMAS
 
 ROOT = Path(__file__).resolve().parent.parent
 
-# Each entry, written into its registry's source just after the registry's opening line.
+# Each entry, written into its registry's source just after the registry's opening line (or,
+# for an import, after the line it follows).
 ADDITIONS = {
     "gradient_lab/optimizers.py": (
         "OPTIMIZERS: dict[str, OptimizerKind] = {\n",
@@ -31,14 +32,26 @@ ADDITIONS = {
         '    Surface("dummybowl", "x**2 + y**2", r"x^2 + y^2", _quadratic,\n'
         "            x_range=(-2, 2), y_range=(-2, 2), start=(-1.5, 1.8), minima=((0, 0),),\n"
         '            lrs={"sgd": 0.1, "momentum": 0.05, "adam": 0.1}, steps=60),\n'),
-    "gradient_lab/training/__init__.py": (
-        "LESSONS: dict[str, Callable[..., object]] = {\n",
-        '    "dummy": accumulate,\n'),
     "gradient_lab/web/schemas/training.py": (
-        "LESSON_SCHEMAS: dict[str, LessonSchema] = {\n",
-        '    "dummy": LessonSchema(AccumulationRequest, AccumulationResponse),\n'),
+        "LESSONS: dict[str, Lesson] = {\n",
+        '    "dummy": Lesson(dummy_lesson, AccumulationRequest, AccumulationResponse),\n'),
 }
-# The new lesson's panel and drawing: new files, here the accumulation lesson's under its name.
+IMPORTS = {
+    "gradient_lab/web/schemas/training.py": (
+        "from gradient_lab.training import landscape\n",
+        "from gradient_lab.training.dummy import dummy_lesson\n"),
+}
+# The new lesson's module, panel and drawing: new files.
+LESSON_MODULE = '''"""A newcomer's lesson: the accumulation lesson's answer, under its own name."""
+
+import torch
+
+from gradient_lab.training.precision import Accumulation, accumulate
+
+
+def dummy_lesson(device: torch.device, **options: int) -> Accumulation:
+    return accumulate(device=device, **options)
+'''
 COPIES = {"templates/training/dummy.html": "templates/training/accumulation.html",
           "static/training/dummy.js": "static/training/accumulation.js"}
 
@@ -83,11 +96,13 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
             shutil.copytree(source, root / part, ignore=ignore)
         else:
             shutil.copy(source, root / part)
-    for name, (after, entry) in ADDITIONS.items():
-        path = root / name
-        text = path.read_text(encoding="utf-8")
-        assert text.count(after) == 1, f"{name} no longer opens its registry with {after!r}"
-        path.write_text(text.replace(after, after + entry), encoding="utf-8")
+    for additions in (ADDITIONS, IMPORTS):
+        for name, (after, entry) in additions.items():
+            path = root / name
+            text = path.read_text(encoding="utf-8")
+            assert text.count(after) == 1, f"{name} no longer has the line {after!r}"
+            path.write_text(text.replace(after, after + entry), encoding="utf-8")
+    (root / "gradient_lab/training/dummy.py").write_text(LESSON_MODULE, encoding="utf-8")
     for name, source in COPIES.items():
         text = (root / source).read_text(encoding="utf-8")
         (root / name).write_text(text.replace("accumulation", "dummy"), encoding="utf-8")
@@ -109,7 +124,7 @@ def test_the_new_entries_reach_the_schema_and_the_pages(copy: Path) -> None:
     assert "/api/training/dummy" in seen["paths"]
     # The lesson has its tab (first: its entry opens the registry), its form's defaults from its
     # request, its panel, a route that runs it, and its drawing served by name.
-    assert seen["lessons"] == ["dummy", *LESSON_SCHEMAS]
+    assert seen["lessons"] == ["dummy", *schemas.LESSONS]
     assert seen["lesson_defaults"] == {"device": "auto", "micro_batches": 4, "micro_batch": 32}
     assert seen["lesson_panel"]
     assert seen["lesson_reply"] == [200, sorted(schemas.AccumulationResponse.model_fields)]

@@ -1,6 +1,7 @@
 """The training-dynamics lessons (tutorial §4.1, §5): plain functions over torch.nn that return
-frozen dataclasses of plain values. routes/training.py serves them; gradient_lab.jobs runs them in a
-worker.
+frozen dataclasses of plain values, each called with device= and its keywords.
+web/schemas/training.py's LESSONS names each one with its request and reply; routes/training.py
+serves them, and gradient_lab.jobs.lesson runs them in a child.
 
     flow.py       gradient_flow: per-layer weight-gradient norms, over the first steps too
     loop.py       train: the training loop on a 2-D data set, one chunk of steps per call
@@ -13,8 +14,6 @@ worker.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from gradient_lab.training.flow import FLOW_PRESETS, GradientFlow, gradient_flow
 from gradient_lab.training.landscape import Landscape, map_landscape
 from gradient_lab.training.loop import TrainChunk, TrainConfig, train
@@ -22,18 +21,8 @@ from gradient_lab.training.models import ACTIVATIONS, INITS, SIZES, DatasetName,
 from gradient_lab.training.nan import CAUSES, FIXES, NanHunt, hunt_nan
 from gradient_lab.training.precision import Accumulation, Precision, accumulate, compare_precision
 
-# The lessons a request may ask for by name (gradient_lab.jobs.lesson); each takes device= and
-# keywords.
-LESSONS: dict[str, Callable[..., object]] = {
-    "flow": gradient_flow,
-    "accumulation": accumulate,
-    "precision": compare_precision,
-    "nan": hunt_nan,
-    "landscape": map_landscape,
-}
-
 __all__ = [
-    "ACTIVATIONS", "CAUSES", "DatasetName", "FIXES", "FLOW_PRESETS", "INITS", "LESSONS",
+    "ACTIVATIONS", "CAUSES", "DatasetName", "FIXES", "FLOW_PRESETS", "INITS",
     "SIZES", "Accumulation", "GradientFlow", "Landscape", "NanHunt", "Precision",
     "Sizes",
     "TrainChunk", "TrainConfig", "accumulate", "compare_precision",

@@ -47,8 +47,8 @@ def requests() -> Iterator[Ask]:
         yield _ask(graph.run_graph, schemas.GraphRequest.model_validate({"code": example.program}))
     for preset in PRESETS:
         yield from _story(preset)
-    for name, schema in schemas.LESSON_SCHEMAS.items():  # each lesson as its tab opens
-        if not schema.streamed:  # the training loop: its whole stream, last
+    for name, lesson in schemas.LESSONS.items():  # each lesson as its tab opens
+        if not lesson.streamed:  # the training loop: its whole stream, last
             yield _lesson(name, {})
     for preset in FLOW_PRESETS.values():
         # The page's preset buttons clear these three before they set the preset's own.
@@ -89,7 +89,7 @@ def _ask(route: Callable[..., Awaitable[object]], request: object) -> Ask:
 
 
 def _lesson(name: str, fields: dict[str, object]) -> Ask:
-    request = schemas.LESSON_SCHEMAS[name].request.model_validate(fields)
+    request = schemas.LESSONS[name].request.model_validate(fields)
     return lambda client_jobs: training.run_lesson(name, request, client_jobs)
 
 

@@ -124,8 +124,8 @@ def test_the_descent_page_draws_each_optimizer_as_its_one_entry_says(client: Tes
 
 
 def test_each_page_takes_its_menus_from_the_registries(client: TestClient) -> None:
-    from gradient_lab import training
     from gradient_lab.optimizers import CLIPS, OPTIMIZER_OPTIONS, OPTIMIZERS, SCHEDULERS
+    from gradient_lab.web import schemas
     from gradient_lab.web.routes.training import TABS
 
     options = _page_data(client.get("/descent").text)["options"]
@@ -134,7 +134,7 @@ def test_each_page_takes_its_menus_from_the_registries(client: TestClient) -> No
     assert options["optimizer_options"]["adam"] == list(OPTIMIZER_OPTIONS["adam"])
     choices = _page_data(client.get("/training").text)["choices"]
     assert choices["lessons"] == list(TABS) and choices["devices"] == ["auto", "cpu", "cuda"]
-    assert set(TABS) == {"train", *training.LESSONS}  # every lesson has its tab, and no more
+    assert TABS == tuple(schemas.LESSONS)  # every lesson has its tab, in its order, and no more
 
 
 def test_lessons_name_what_each_of_several_links_opens(client: TestClient) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import re
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 import torch
 from fastapi.testclient import TestClient
 
+from gradient_lab import jobs, wire
 from gradient_lab.settings import get_settings, load_settings
 from gradient_lab.training import TrainConfig, accumulate, gradient_flow, train
 from gradient_lab.web import schemas
@@ -133,6 +135,26 @@ def test_nan_hunt_through_the_api_marks_the_step_and_names_the_op(client: TestCl
     assert body["loss"][-1] == "NaN"
     fixed = client.post("/api/training/nan", json={"cause": "log0", "fix": "epsilon"}).json()
     assert fixed["first_nonfinite_step"] is None
+
+
+@pytest.mark.parametrize("name", [name for name, lesson in schemas.LESSONS.items()
+                                  if not lesson.streamed])
+def test_a_child_finds_each_lessons_function_by_the_name_the_route_sends(name: str) -> None:
+    lesson = schemas.LESSONS[name]
+    module, _, function = lesson.function.partition(":")
+    assert getattr(importlib.import_module(module), function) is lesson.run
+
+
+def test_the_lesson_job_answers_what_its_function_answers() -> None:
+    options = {"micro_batches": 2, "micro_batch": 4, "seed": 3}
+    reply = jobs.lesson(schemas.LESSONS["accumulation"].function, "cpu", options)
+    assert reply == wire.dumps(accumulate(device=torch.device("cpu"), **options))
+
+
+def test_the_lesson_job_runs_nothing_outside_the_training_lab() -> None:
+    for function in ("os:getcwd", "gradient_lab.jobs:walls", "gradient_lab.trainingx.a:b"):
+        with pytest.raises(ValueError, match="is not a function of gradient_lab.training"):
+            jobs.lesson(function, "cpu", {})
 
 
 @pytest.mark.parametrize("lang", ["en", "zh-CN"])

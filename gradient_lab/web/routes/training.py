@@ -26,7 +26,7 @@ from gradient_lab.web.pages import templates
 from gradient_lab.web.schemas.common import Device
 
 router = APIRouter()
-TABS = tuple(schemas.LESSON_SCHEMAS)  # the page's tabs, in the tutorial's order
+TABS = tuple(schemas.LESSONS)  # the page's tabs, in the tutorial's order
 
 
 @router.get("/training", response_class=HTMLResponse)
@@ -37,24 +37,25 @@ async def training_page(request: Request) -> HTMLResponse:
 async def run_lesson(name: str, request: schemas.LessonRequest,
                      client_jobs: ClientJobsDep) -> Response:
     """The lesson `name`, run in a child, its reply passed through."""
-    return await client_jobs.reply(jobs.lesson, strangers_code=False, name=name,
+    function = schemas.LESSONS[name].function
+    return await client_jobs.reply(jobs.lesson, strangers_code=False, function=function,
                                    device=client_jobs.device(request.device),
                                    options=request.options())
 
 
-def _lesson_route(name: str, schema: schemas.LessonSchema) -> None:
-    """POST /api/training/<name>, for a lesson of schemas.LESSON_SCHEMAS."""
+def _lesson_route(name: str, lesson_of: schemas.Lesson) -> None:
+    """POST /api/training/<name>, for a lesson of schemas.LESSONS."""
     async def lesson(request: schemas.LessonRequest, client_jobs: ClientJobsDep) -> Response:
         return await run_lesson(name, request, client_jobs)
 
-    lesson.__annotations__["request"] = schema.request  # the body FastAPI reads and validates
+    lesson.__annotations__["request"] = lesson_of.request  # the body FastAPI reads, validates
     router.add_api_route(f"/api/training/{name}", lesson, methods=["POST"], name=name,
-                         response_model=schema.reply)
+                         response_model=lesson_of.reply)
 
 
-for _name, _schema in schemas.LESSON_SCHEMAS.items():
-    if not _schema.streamed:  # the training loop streams: POST /api/training/run, below
-        _lesson_route(_name, _schema)
+for _name, _lesson in schemas.LESSONS.items():
+    if not _lesson.streamed:  # the training loop streams: POST /api/training/run, below
+        _lesson_route(_name, _lesson)
 
 
 @router.post("/api/training/run", response_class=StreamingResponse,
@@ -104,6 +105,6 @@ def _choices() -> dict[str, object]:
         "flow_presets": training.FLOW_PRESETS, "sizes": asdict(training.SIZES),
         # Each lesson's request as its schema fills it in: the page's form starts from these,
         # so the page asks what the schema (and the lessons computed ahead) mean by default.
-        "defaults": {name: schema.request.model_validate({}).model_dump(exclude={"seed"})
-                     for name, schema in schemas.LESSON_SCHEMAS.items()},
+        "defaults": {name: lesson.request.model_validate({}).model_dump(exclude={"seed"})
+                     for name, lesson in schemas.LESSONS.items()},
     }

@@ -46,7 +46,7 @@ from gradient_lab.web.schemas.graph import (
     VariableOut,
 )
 from gradient_lab.web.schemas.training import (
-    LESSON_SCHEMAS,
+    LESSONS,
     AccumulationRequest,
     AccumulationResponse,
     FlowRequest,
@@ -54,8 +54,8 @@ from gradient_lab.web.schemas.training import (
     LandscapeRequest,
     LandscapeResponse,
     LandscapeRunOut,
+    Lesson,
     LessonRequest,
-    LessonSchema,
     NanRequest,
     NanResponse,
     OriginOut,
@@ -83,5 +83,5 @@ __all__ = [
     "AccumulationRequest", "AccumulationResponse", "FlowRequest", "FlowResponse", "NanRequest",
     "NanResponse", "OriginOut", "PrecisionRequest", "PrecisionResponse", "TrainChunkOut",
     "TrainDataOut", "TrainRequest", "LessonRequest", "LandscapeRequest", "LandscapeResponse",
-    "LandscapeRunOut", "PathOut", "PlaneOut", "SharedPlaneOut", "LESSON_SCHEMAS", "LessonSchema",
+    "LandscapeRunOut", "PathOut", "PlaneOut", "SharedPlaneOut", "LESSONS", "Lesson",
 ]

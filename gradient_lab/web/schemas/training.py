@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any, Literal, Self
 
@@ -9,8 +10,12 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from gradient_lab.optimizers import Context, optimizer_conflicts, scheduler_conflicts
 from gradient_lab.training import landscape
+from gradient_lab.training.flow import gradient_flow
+from gradient_lab.training.landscape import map_landscape
+from gradient_lab.training.loop import train
 from gradient_lab.training.models import Activation, DatasetName, Init
-from gradient_lab.training.nan import Cause, Fix
+from gradient_lab.training.nan import Cause, Fix, hunt_nan
+from gradient_lab.training.precision import accumulate, compare_precision
 from gradient_lab.web.schemas.common import ClipKind, Device, OptimizerName, SchedulerKind
 from gradient_lab.web.schemas.descent import RunIn
 
@@ -25,7 +30,7 @@ class LessonRequest(BaseModel):
     seed: int = Field(0, ge=0, le=2**31 - 1, description="Seeds the data, the init and batches.")
 
     def options(self) -> dict[str, Any]:
-        """The lesson's keywords (gradient_lab.training.LESSONS), beside its device."""
+        """The keywords of the lesson's function (LESSONS), beside its device."""
         return self.model_dump(exclude={"device"})
 
 
@@ -235,22 +240,29 @@ class LandscapeResponse(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
-class LessonSchema:
-    """What a lesson of the training page reads and answers."""
+class Lesson:
+    """A lesson of the training page: the function of gradient_lab.training that answers it,
+    called with device= and its request's options(), what it reads and what it answers."""
 
+    run: Callable[..., object]
     request: type[LessonRequest]
     reply: type[BaseModel]
     streamed: bool = False  # one reply per server-sent event (POST /api/training/run)
 
+    @property
+    def function(self) -> str:
+        """`run` as the job gradient_lab.jobs.lesson finds it in a child: "module:name"."""
+        return f"{self.run.__module__}:{self.run.__name__}"
 
-# The training page's lessons by name, in the tutorial's order (the page's tabs). Each but the
-# streamed training loop is a lesson of gradient_lab.training.LESSONS, served by
-# POST /api/training/<name> (routes/training.py); the page's form defaults come from its request.
-LESSON_SCHEMAS: dict[str, LessonSchema] = {
-    "flow": LessonSchema(FlowRequest, FlowResponse),
-    "train": LessonSchema(TrainRequest, TrainChunkOut, streamed=True),
-    "accumulation": LessonSchema(AccumulationRequest, AccumulationResponse),
-    "precision": LessonSchema(PrecisionRequest, PrecisionResponse),
-    "nan": LessonSchema(NanRequest, NanResponse),
-    "landscape": LessonSchema(LandscapeRequest, LandscapeResponse),
+
+# The training page's lessons by name, in the tutorial's order (the page's tabs): the one list
+# of them. Each but the streamed training loop is served by POST /api/training/<name>
+# (routes/training.py); the page's form defaults come from each one's request.
+LESSONS: dict[str, Lesson] = {
+    "flow": Lesson(gradient_flow, FlowRequest, FlowResponse),
+    "train": Lesson(train, TrainRequest, TrainChunkOut, streamed=True),
+    "accumulation": Lesson(accumulate, AccumulationRequest, AccumulationResponse),
+    "precision": Lesson(compare_precision, PrecisionRequest, PrecisionResponse),
+    "nan": Lesson(hunt_nan, NanRequest, NanResponse),
+    "landscape": Lesson(map_landscape, LandscapeRequest, LandscapeResponse),
 }
