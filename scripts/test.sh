@@ -66,4 +66,6 @@ else
   echo "NOTE: no Node.js 18.18 or newer, so the JavaScript is not linted; to lint it, as root:" \
        "apt-get install nodejs npm" >&2
 fi
-pytest "${tier[@]}" "$@"
+# One worker per core, each given whole test files (their module fixtures start a server or a
+# browser once); TEST_WORKERS=0 runs it all in this one process, as a debugger wants.
+pytest "${tier[@]}" -n "${TEST_WORKERS:-auto}" --dist loadfile "$@"

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 from collections.abc import Iterator
 
 # Each test server keeps its replies in its own memory, so that what one test ran is never
@@ -16,12 +18,20 @@ os.environ.setdefault("APP_ALLOWED_HOSTS", "testserver")
 # The tests are one client running many programs at once (tests/web/test_client_cap.py holds
 # the cap to its promise).
 os.environ.setdefault("APP_CLIENT_PROGRAMS", "1000")
+# Class rooms in a folder of this session's own, not the user's /tmp/gradient-lab-<uid>: the
+# tests run in parallel processes (pytest-xdist), and no two may share one SQLite file.
+_STORE = tempfile.mkdtemp(prefix="gradient-lab-tests-")
+os.environ.setdefault("APP_ROOM_STORE", os.path.join(_STORE, "rooms.sqlite3"))
 # Set before gradient_lab.main is imported: it builds an app, which reads the settings once.
 
 import pytest  # noqa: E402
 from fastapi.testclient import TestClient  # noqa: E402
 
 from gradient_lab.main import create_app  # noqa: E402
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    shutil.rmtree(_STORE, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
