@@ -130,6 +130,12 @@ def test_the_chinese_names_a_program_gives_its_tensors_export_with_a_font_that_d
         assert {ord(c) for c in drawn} <= face["cmap"], drawn - {chr(c) for c in face["cmap"]}
     status = page.locator("#status").inner_text()
     assert not drawn & set(status), status  # no character left out to report
+    with page.expect_download() as png:  # the PNG beside it, as before
+        page.locator("#export-png").click()
+    assert png.value.suggested_filename == "gradient-lab-graph.png"
+    png.value.save_as(artifacts / "graph-export-zh-CN-named-1440x900.download.png")
+    assert (artifacts / "graph-export-zh-CN-named-1440x900.download.png").read_bytes()[:4] == \
+        b"\x89PNG"
     # On a machine without a CJK font, the names are drawn by the embedded face, and only by it:
     # the same file with that face taken out does not draw them.
     embedded = _shown(bare_browser, svg, artifacts / "graph-export-zh-CN-named-1440x900.png")
