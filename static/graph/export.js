@@ -18,7 +18,8 @@ const CJK_FONTS = [
 ];
 const CJK_CHARS = "lab-sans-sc.chars.txt"; // the characters the cut holds, written with it
 const CJK_RANGE = "U+2E80-9FFF,U+F900-FAFF,U+FE30-FE4F,U+FF00-FFEF,U+20000-2FA1F";
-const CJK = /[\u2e80-\u9fff\uf900-\ufaff\ufe30-\ufe4f\uff00-\uffef\u{20000}-\u{2fa1f}]/u;
+// The same blocks as a character class: [\u{2E80}-\u{9FFF}...]
+const CJK = new RegExp(`[${CJK_RANGE.replace(/U\+(\w+)-(\w+),?/g, "\\u{$1}-\\u{$2}")}]`, "u");
 const FAMILY = "Gradient Lab Sans";
 
 async function dataUrl(url) {
