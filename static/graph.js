@@ -186,9 +186,12 @@ $("copy-link").addEventListener("click", async () => {
 $("export-png").addEventListener("click", () =>
   Plotly.downloadImage($("graph"), { format: "png", filename: "gradient-lab-graph", scale: 2 }),
 );
-$("export-svg").addEventListener("click", () =>
-  downloadSvg($("graph"), new URL("vendor/fonts/", import.meta.url).href, "gradient-lab-graph.svg"),
-);
+$("export-svg").addEventListener("click", async () => {
+  const fonts = new URL("vendor/fonts/", import.meta.url).href;
+  const missing = await downloadSvg($("graph"), fonts, "gradient-lab-graph.svg");
+  if (missing.length)
+    $("status").textContent = t("graph.export.svg_missing", { chars: missing.join(" ") });
+});
 $("export-json").addEventListener("click", () => {
   const blob = new Blob([JSON.stringify(state.graph ?? state.error, null, 2)], {
     type: "application/json",

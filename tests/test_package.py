@@ -190,6 +190,8 @@ def test_the_wheel_carries_the_licences_its_own_and_the_vendored_libraries(fresh
     metadata = next(name for name in names if name.endswith(".dist-info/METADATA"))
     assert "License-Expression: MIT" in zipfile.ZipFile(wheel).read(metadata).decode()
     for library in ("swagger-ui/LICENSE", "swagger-ui/NOTICE", "redoc/LICENSE",
-                    "codemirror/LICENSE", "dagre/LICENSE"):
+                    "codemirror/LICENSE", "dagre/LICENSE", "fonts/LICENSE",
+                    "fonts/LICENSE-noto-cjk", "fonts/lab-sans-sc.woff",
+                    "fonts/lab-sans-sc-bold.woff", "fonts/lab-sans-sc.chars.txt"):
         assert f"gradient_lab/static/vendor/{library}" in names, library
     assert not any("axe" in name for name in names)  # the tests' own, never the app's
