@@ -96,7 +96,7 @@ def _preload() -> None:
     which change no program's output."""
     import importlib
 
-    from gradient_lab.runner.pool.zygote import PRELOAD
+    from gradient_lab.runner.pool.forkserver import PRELOAD
 
     for name in PRELOAD:
         importlib.import_module(name)
