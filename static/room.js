@@ -178,11 +178,15 @@ function eventsPath() {
   return `/api/rooms/${code}/events` + (student ? `?student=${encodeURIComponent(student)}` : "");
 }
 
+// What a refusal by the room's status says: its teacher ended it (the stream may have been
+// between two connections, or this page between two labs, just then), or no room has the code.
+const OVER = { 410: "room.ended", 404: "room.gone" };
+
 async function recheck(events) {
   if (room.events !== events) return;
   const response = await fetch(eventsPath()).catch(() => null);
   response?.body?.cancel();
-  if (response?.status === 404) forget("room.gone");
+  if (OVER[response?.status]) forget(OVER[response.status]);
   else
     setTimeout(() => {
       if (room.events === events) connect();
@@ -367,7 +371,7 @@ async function attempt(action) {
     return true;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    if (err.type === "room_not_found" && room.member) forget("room.gone");
+    if (OVER[err.status] && room.member) forget(OVER[err.status]);
     else showError(err);
     return false;
   }

@@ -6,10 +6,18 @@ from gradient_lab.errors import AppError
 
 
 class RoomNotFound(AppError):
-    """No live room has this code: mistyped, ended by its teacher, or expired."""
+    """No live room has this code: mistyped, expired, or ended by its teacher long ago."""
 
     status = 404
     type = "room_not_found"
+
+
+class RoomEnded(AppError):
+    """A room its teacher ended lately (Limits.ended_seconds): the code was right, the class is
+    over. A screen that reconnects, reloads or joins just after the end is told so."""
+
+    status = 410
+    type = "room_ended"
 
 
 class NotTeacher(AppError):
@@ -78,6 +86,11 @@ class StoreUnavailable(AppError):
 def room_not_found(code: str) -> RoomNotFound:
     return RoomNotFound(f"no room has the code {code}: it may have ended or expired",
                         hint_key="hint.room_not_found")
+
+
+def room_ended(code: str) -> RoomEnded:
+    return RoomEnded(f"the class {code} has ended: its teacher ended it",
+                     hint_key="hint.room_ended")
 
 
 def not_teacher() -> NotTeacher:

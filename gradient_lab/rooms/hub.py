@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from gradient_lab.errors import AppError
-from gradient_lab.rooms.errors import room_not_found
+from gradient_lab.rooms.errors import RoomEnded, room_not_found
 from gradient_lab.rooms.model import Stamp
 from gradient_lab.rooms.store import RoomStore
 from gradient_lab.rooms.views import crowd_view, room_view
@@ -84,7 +84,7 @@ class Hub:
         self._wake = asyncio.Event()
 
     async def watch(self, code: str) -> Watcher:
-        """A new screen on room `code`. Raises RoomNotFound."""
+        """A new screen on room `code`. Raises RoomNotFound, RoomEnded."""
         snapshot = self._latest.get(code) or await self._load(code)
         if snapshot is None:
             raise room_not_found(code)
@@ -150,6 +150,8 @@ class Hub:
                 continue
             try:
                 snapshot = None if stamp is None else await self._load(code)
+            except RoomEnded:  # between the two reads
+                snapshot = None
             except AppError:
                 raise  # the store is down: for every room alike
             except Exception:  # this room's bug: the rooms after it are still refreshed

@@ -16,6 +16,9 @@ class Limits:
     starts: int = 10  # rooms one client may start in an hour
     unattended_seconds: float = 600.0  # a full server takes back rooms unled for this long
     streams_per_client: int = 64  # event streams one client holds open in this process
+    # An ended room's code says it ended (not "no such room") for this long; the store keeps
+    # at most `rooms` such codes, the oldest making way.
+    ended_seconds: float = 3600.0
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,9 @@
 
 Each room is three hashes (the room; its students; their answers to its question) that expire
 together after the idle time, and one sorted set of the live rooms by expiry, which bounds
-their number. Every write is one Lua script, so its checks and its writes are one atomic step.
+their number; a second sorted set holds the codes of rooms their teachers ended, by when each
+stops saying so. Every write is one Lua script, so its checks and its writes are one atomic
+step.
 """
 
 from __future__ import annotations
@@ -19,13 +21,18 @@ from gradient_lab.rooms.store import dump_question, load_question
 
 T = TypeVar("T")
 
-# KEYS: the room, its students, its answers, the live rooms. ARGV[1..4]: the code, now, the
-# new expiry (both seconds since the epoch, by the app's clock), and how long Redis keeps the
-# keys, in ms (past the expiry: the app's clock decides, Redis only cleans up).
+# KEYS: the room, its students, its answers, the live rooms, the ended ones. ARGV[1..4]: the
+# code, now, the new expiry (both seconds since the epoch, by the app's clock), and how long
+# Redis keeps the keys, in ms (past the expiry: the app's clock decides, Redis only cleans up).
 _COMMON = """
 local function live()
   local expires = redis.call('HGET', KEYS[1], 'expires')
   return expires and tonumber(expires) > tonumber(ARGV[2])
+end
+local function gone()
+  local ended = redis.call('ZSCORE', KEYS[5], ARGV[1])
+  if ended and tonumber(ended) > tonumber(ARGV[2]) then return 'ended' end
+  return 'gone'
 end
 local function touch()
   redis.call('HSET', KEYS[1], 'expires', ARGV[3])
@@ -55,7 +62,7 @@ touch()
 return 'ok'
 """
 _JOIN = _COMMON + """
-if not live() then return 'gone' end
+if not live() then return gone() end
 local old = redis.call('HGET', KEYS[2], ARGV[5])
 local seq
 if old then
@@ -78,7 +85,7 @@ end
 return 'ok'
 """
 _LEAD = _COMMON + """
-if not live() then return 'gone' end
+if not live() then return gone() end
 if redis.call('HGET', KEYS[1], 'token') ~= ARGV[5] then return 'forbidden' end
 if ARGV[11] == '1' and redis.call('HGET', KEYS[1], 'question') == '' then
   return 'no question'
@@ -86,6 +93,10 @@ end
 if ARGV[6] == '1' then
   redis.call('DEL', KEYS[1], KEYS[2], KEYS[3])
   redis.call('ZREM', KEYS[4], ARGV[1])
+  -- its code says it ended until now + ARGV[12] s; past ARGV[13] such codes, the oldest go
+  redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', ARGV[2])
+  redis.call('ZADD', KEYS[5], tonumber(ARGV[2]) + tonumber(ARGV[12]), ARGV[1])
+  redis.call('ZREMRANGEBYRANK', KEYS[5], 0, -tonumber(ARGV[13]) - 1)
   return 'ok'
 end
 redis.call('HSET', KEYS[1], 'led', ARGV[2])
@@ -106,7 +117,7 @@ touch()
 return 'ok'
 """
 _ANSWER = _COMMON + """
-if not live() then return 'gone' end
+if not live() then return gone() end
 if redis.call('HEXISTS', KEYS[2], ARGV[5]) == 0 then return 'stranger' end
 local room = redis.call('HMGET', KEYS[1], 'qid', 'revealed')
 if room[1] ~= ARGV[6] or room[2] == '1' then return 'closed' end
@@ -137,8 +148,7 @@ class RedisStore:
     async def join(self, code: str, student: str, nickname: str, now: float,
                    limits: Limits) -> None:
         said = await self._script("join", code, now, limits, student, nickname, limits.students)
-        if said == "gone":
-            raise errors.room_not_found(code)
+        _raise_if_missing(said, code)
         if said == "full":
             raise errors.room_full(limits.students)
 
@@ -151,9 +161,9 @@ class RedisStore:
         said = await self._script(
             "lead", code, now, limits, token_hash, int(lead.end), int(lead.address is not None),
             lead.address or "", dump_question(question) if question else "",
-            question.id if question else "", int(lead.reveal))
-        if said == "gone":
-            raise errors.room_not_found(code)
+            question.id if question else "", int(lead.reveal), limits.ended_seconds,
+            limits.rooms)
+        _raise_if_missing(said, code)
         if said == "forbidden":
             raise errors.not_teacher()
         if said == "no question":
@@ -163,14 +173,14 @@ class RedisStore:
         text, revealed, expires = await self._call(
             lambda: self._redis.hmget(self._key(code), ["question", "revealed", "expires"]))
         if expires is None or float(expires) <= now:
-            raise errors.room_not_found(code)
+            raise errors.room_ended(code) if await self._ended(code, now) \
+                else errors.room_not_found(code)
         return load_question(str(text), revealed == "1")
 
     async def answer(self, code: str, student: str, question: str, value: str, now: float,
                      limits: Limits) -> None:
         said = await self._script("answer", code, now, limits, student, question, value)
-        if said == "gone":
-            raise errors.room_not_found(code)
+        _raise_if_missing(said, code)
         if said == "stranger":
             raise errors.not_in_room()
         if said == "closed":
@@ -185,6 +195,8 @@ class RedisStore:
                 return list(await pipe.execute())
         room, students, answers = await self._call(read)
         if not room or float(room["expires"]) <= now:
+            if await self._ended(code, now):
+                raise errors.room_ended(code)
             return None
         joined = sorted((int(value.split(":", 1)[0]), sid, value.split(":", 1)[1])
                         for sid, value in students.items())
@@ -208,12 +220,18 @@ class RedisStore:
     async def aclose(self) -> None:
         await self._redis.aclose()
 
+    async def _ended(self, code: str, now: float) -> bool:
+        """Whether the teacher of room `code` ended it lately (asked when no room is live)."""
+        ended = await self._call(lambda: self._redis.zscore(self._keys(code)[4], code))
+        return ended is not None and ended > now
+
     def _key(self, code: str) -> str:
         return f"{self.prefix}room:{code}"
 
     def _keys(self, code: str) -> list[str]:
         room = self._key(code)
-        return [room, room + ":students", room + ":answers", self.prefix + "rooms"]
+        return [room, room + ":students", room + ":answers", self.prefix + "rooms",
+                self.prefix + "ended"]
 
     async def _script(self, name: str, code: str, now: float, limits: Limits,
                       *args: str | float) -> str:
@@ -230,3 +248,9 @@ class RedisStore:
         except RedisError as error:  # down, unreachable, out of memory, timed out
             raise errors.unavailable(error) from error
 
+
+def _raise_if_missing(said: str, code: str) -> None:
+    if said == "ended":
+        raise errors.room_ended(code)
+    if said == "gone":
+        raise errors.room_not_found(code)

@@ -13,6 +13,7 @@ from gradient_lab.errors import AppError
 from gradient_lab.rooms import codes
 from gradient_lab.rooms.errors import (
     NotTeacher,
+    RoomEnded,
     RoomNotFound,
     not_teacher,
     question_closed,
@@ -100,7 +101,7 @@ class Rooms:
             return False
         try:
             await self.store.lead(code, codes.token_hash(token), Lead(), self.clock(), limits)
-        except (RoomNotFound, NotTeacher):
+        except (RoomNotFound, RoomEnded, NotTeacher):
             return False
         return True
 

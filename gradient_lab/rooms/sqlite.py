@@ -34,6 +34,7 @@ CREATE TABLE IF NOT EXISTS students (
 CREATE TABLE IF NOT EXISTS answers (
     code TEXT NOT NULL REFERENCES rooms ON DELETE CASCADE, student TEXT NOT NULL,
     value TEXT NOT NULL, PRIMARY KEY (code, student));
+CREATE TABLE IF NOT EXISTS ended (code TEXT PRIMARY KEY, expires REAL NOT NULL);
 """
 
 
@@ -92,6 +93,12 @@ class SqliteStore:
                 raise errors.not_teacher()
             if lead.end:
                 db.execute("DELETE FROM rooms WHERE code = ?", (code,))
+                db.execute("DELETE FROM ended WHERE expires <= ?", (now,))
+                db.execute("INSERT OR REPLACE INTO ended (code, expires) VALUES (?, ?)",
+                           (code, now + limits.ended_seconds))
+                db.execute("DELETE FROM ended WHERE code NOT IN "
+                           "(SELECT code FROM ended ORDER BY expires DESC LIMIT ?)",
+                           (limits.rooms,))
                 return
             db.execute("UPDATE rooms SET led = ? WHERE code = ?", (now, code))
             version = crowd = False
@@ -138,6 +145,8 @@ class SqliteStore:
                 room = db.execute("SELECT * FROM rooms WHERE code = ? AND expires > ?",
                                   (code, now)).fetchone()
                 if room is None:
+                    if _ended(db, code, now):
+                        raise errors.room_ended(code)
                     return None
                 students = db.execute("SELECT id, nickname FROM students WHERE code = ? "
                                       "ORDER BY rowid", (code,)).fetchall()
@@ -213,8 +222,13 @@ def _live(db: sqlite3.Connection, code: str, now: float) -> Any:
     room = db.execute("SELECT * FROM rooms WHERE code = ? AND expires > ?",
                       (code, now)).fetchone()
     if room is None:
-        raise errors.room_not_found(code)
+        raise errors.room_ended(code) if _ended(db, code, now) else errors.room_not_found(code)
     return room
+
+
+def _ended(db: sqlite3.Connection, code: str, now: float) -> bool:
+    return db.execute("SELECT 1 FROM ended WHERE code = ? AND expires > ?",
+                      (code, now)).fetchone() is not None
 
 
 def _changed(db: sqlite3.Connection, code: str, now: float, limits: Limits, *,

@@ -3,6 +3,11 @@ several) implement it, and tests/rooms/test_room_store.py holds both to the same
 
 Every method is atomic: a limit, a token or an open question is checked in the same
 transaction (SQLite) or script (Redis) that writes. `now` is the caller's clock, in seconds.
+
+A room its teacher ends leaves its code behind for `limits.ended_seconds` (at most
+`limits.rooms` such codes, the oldest making way): where a lookup by that code would raise
+RoomNotFound or give None, it raises RoomEnded instead, on every replica. A room that expired
+leaves nothing.
 """
 
 from __future__ import annotations
@@ -23,26 +28,29 @@ class RoomStore(Protocol):
     async def join(self, code: str, student: str, nickname: str, now: float,
                    limits: Limits) -> None:
         """Add a student, or keep one who joins again with the same id (nickname updated).
-        Raises RoomNotFound, RoomFull."""
+        Raises RoomNotFound, RoomEnded, RoomFull."""
 
     async def leave(self, code: str, student: str, now: float, limits: Limits) -> None:
         """Remove a student and their answer; nothing if they are not there."""
 
     async def lead(self, code: str, token_hash: str, lead: Lead, now: float,
                    limits: Limits) -> None:
-        """The teacher's action. A new question clears the answers. Raises RoomNotFound,
-        NotTeacher, QuestionClosed (a reveal with no question open)."""
+        """The teacher's action. A new question clears the answers; an end keeps the code as
+        ended. Raises RoomNotFound, RoomEnded, NotTeacher, QuestionClosed (a reveal with no
+        question open)."""
 
     async def question(self, code: str, now: float) -> Question | None:
-        """The room's question. Raises RoomNotFound."""
+        """The room's question. Raises RoomNotFound, RoomEnded."""
 
     async def answer(self, code: str, student: str, question: str, value: str, now: float,
                      limits: Limits) -> None:
         """Record a student's answer to question `question`; a second one replaces the first.
-        Raises RoomNotFound, NotInRoom, QuestionClosed (another question, or revealed)."""
+        Raises RoomNotFound, RoomEnded, NotInRoom, QuestionClosed (another question, or
+        revealed)."""
 
     async def get(self, code: str, now: float) -> Room | None:
-        """The whole room, or None if there is no live room with this code."""
+        """The whole room, or None if there is no live room with this code. Raises
+        RoomEnded."""
 
     async def stamps(self, codes: Iterable[str], now: float) -> dict[str, Stamp]:
         """The stamp of each live room among `codes` (ended or expired ones are left out)."""

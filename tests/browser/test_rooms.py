@@ -247,6 +247,30 @@ def test_a_class_follows_its_teacher_answers_and_sees_the_reveal(
         assert student.page.text_content("#room-toggle-text") == student.t("room.class")
 
 
+def test_a_student_whose_stream_opens_after_the_end_is_told_the_class_has_ended(
+        screens: Any, servers: tuple[str, str]) -> None:
+    here, there = servers
+    teacher = screens(1280, 720, "en", here)
+    open_lab(teacher.page, f"{here}/#ex=S2")
+    code = _start(teacher)
+    student = screens(1280, 720, "zh-CN", there)
+    _join(student, there, code, "", "plain")
+    student.page.wait_for_function("s => document.getElementById('room-toggle-text')"
+                                   ".textContent === s", arg=f"{ZH['room.class']} {code}")
+
+    # The student's page is between two labs (following the teacher, or reloading) when the
+    # class ends: the next page's stream opens on a room that is no more.
+    student.page.goto("about:blank")
+    teacher.page.click("#room-end")
+    teacher.page.click("#room-end")
+    teacher.page.wait_for_function("s => document.getElementById('room-status').textContent "
+                                   "=== s", arg=EN["room.ended"])
+    student.page.goto(f"{there}/#ex=S2")
+    student.page.wait_for_function("s => document.getElementById('room-status').textContent "
+                                   "=== s", arg=ZH["room.ended"])
+    assert student.page.text_content("#room-toggle-text") == ZH["room.class"]
+
+
 def test_the_code_is_big_enough_for_the_back_of_the_room(screens: Any, servers: tuple[str, str],
                                                           artifacts: Path,
                                                           request: pytest.FixtureRequest) -> None:

@@ -242,7 +242,24 @@ def test_ending_the_room_forgets_it_and_the_teachers_cookie(client_for: ClientFo
     response = teacher.post(f"/api/rooms/{code}/end", json={})
     assert response.status_code == 200
     assert 'room_teacher=""' in response.headers["set-cookie"]
-    assert_error(student.post(f"/api/rooms/{code}/join", json={}), 404, "room_not_found")
+    assert_error(student.post(f"/api/rooms/{code}/join", json={}), 410, "room_ended")
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_a_student_who_comes_after_the_end_is_told_the_class_ended_with_a_hint(
+        client_for: ClientFor, lang: str) -> None:
+    teacher, student = client_for(), client_for()
+    code = _start(teacher)
+    sid = _join(student, code)
+    qid = teacher.post(f"/api/rooms/{code}/question", json=ASK).json()["id"]
+    teacher.post(f"/api/rooms/{code}/end", json={})
+    student.headers["Accept-Language"] = lang
+    for response in (student.get(f"/api/rooms/{code}/events", params={"student": sid}),
+                     student.post(f"/api/rooms/{code}/join", json={"student": sid}),
+                     student.post(f"/api/rooms/{code}/answer",
+                                  json={"student": sid, "question": qid, "value": 14})):
+        error = assert_error(response, 410, "room_ended")
+        assert error["hint"] == strings(lang)["hint.room_ended"]
 
 
 def test_the_join_link_is_a_qr_code_drawn_here(client_for: ClientFor) -> None:

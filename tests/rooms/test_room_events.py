@@ -17,6 +17,7 @@ import uvicorn
 
 from gradient_lab.web.routes import rooms as routes
 from tests.browser.servers import free_port
+from tests.helpers import assert_error
 from tests.rooms.conftest import rooms_app
 
 ASK = {"kind": "choice", "prompt": "room.q.first", "params": {}, "choices": ["SGD", "Adam"],
@@ -174,7 +175,8 @@ def test_ending_the_room_ends_every_stream(servers: tuple[str, str]) -> None:
         events.until("ended")
         assert events.next() == ("closed", None)
         events.close()
-        assert student.get(f"{there}/api/rooms/{code}/events").status_code == 404
+        # A screen that connects after the end (on any replica) hears that it ended.
+        assert_error(student.get(f"{there}/api/rooms/{code}/events"), 410, "room_ended")
 
 
 def test_a_quiet_stream_is_kept_open_with_a_comment(servers: tuple[str, str],

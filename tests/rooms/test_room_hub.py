@@ -10,7 +10,7 @@ from collections.abc import Iterable
 import pytest
 
 from gradient_lab.rooms.codes import token_hash
-from gradient_lab.rooms.errors import RoomNotFound
+from gradient_lab.rooms.errors import RoomEnded
 from gradient_lab.rooms.hub import Hub
 from gradient_lab.rooms.model import Lead, Stamp
 from gradient_lab.rooms.service import open_rooms
@@ -83,7 +83,7 @@ async def test_an_ended_room_ends_its_screens(store_setting: str) -> None:
         rooms.hub.nudge()
         await watcher.next(2.0)
         assert watcher.ended
-        with pytest.raises(RoomNotFound):
+        with pytest.raises(RoomEnded):  # a screen that comes later is told so too
             await rooms.hub.watch(CODE)
 
 

@@ -15,6 +15,7 @@ from gradient_lab.rooms.errors import (
     NotInRoom,
     NotTeacher,
     QuestionClosed,
+    RoomEnded,
     RoomFull,
     RoomNotFound,
     RoomsFull,
@@ -80,8 +81,10 @@ async def test_an_idle_room_expires_and_frees_its_place(store: RoomStore) -> Non
     assert await store.get(CODE, NOW + 100) is not None
     assert await store.get(CODE, NOW + 111) is None
     assert await store.stamps([CODE], NOW + 111) == {}
-    with pytest.raises(RoomNotFound):
+    with pytest.raises(RoomNotFound):  # not RoomEnded: no teacher ended it
         await store.join(CODE, new_student_id(), "", NOW + 111, one)
+    with pytest.raises(RoomNotFound):
+        await store.question(CODE, NOW + 111)
     assert await store.create("BBBBBBBB", TOKEN, NOW + 111, one)
 
 
@@ -210,13 +213,38 @@ async def test_a_student_who_leaves_takes_their_answer(store: RoomStore) -> None
     assert [s.id for s in room.students] == [second] and room.answers == {}
 
 
-async def test_an_ended_room_is_gone(store: RoomStore) -> None:
-    await _room_with(store, students=3)
+async def test_an_ended_room_says_so_for_a_while_then_is_not_found(store: RoomStore) -> None:
+    (student,) = await _room_with(store, students=1)
+    await store.lead(CODE, TOKEN, Lead(question=_question()), NOW, LIMITS)
     await store.lead(CODE, TOKEN, Lead(end=True), NOW, LIMITS)
-    assert await store.get(CODE, NOW) is None
-    assert await store.stamps([CODE], NOW) == {}
+    lookups = [lambda at: store.get(CODE, at), lambda at: store.question(CODE, at),
+               lambda at: store.join(CODE, student, "", at, LIMITS),
+               lambda at: store.answer(CODE, student, "0000000a", "14.0", at, LIMITS),
+               lambda at: store.lead(CODE, TOKEN, Lead(address="/"), at, LIMITS)]
+    for at in (NOW, NOW + LIMITS.ended_seconds - 1):
+        assert await store.stamps([CODE], at) == {}
+        for lookup in lookups:
+            with pytest.raises(RoomEnded):
+                await lookup(at)
+    forgotten = NOW + LIMITS.ended_seconds
+    assert await store.get(CODE, forgotten) is None
+    for lookup in lookups[1:]:
+        with pytest.raises(RoomNotFound):
+            await lookup(forgotten)
+
+
+async def test_the_store_keeps_as_many_ended_codes_as_rooms_the_oldest_going_first(
+        store: RoomStore) -> None:
+    two = replace(LIMITS, rooms=2)
+    ended = ["AAAAAAAA", "BBBBBBBB", "CCCCCCCC"]
+    for n, code in enumerate(ended):
+        assert await store.create(code, TOKEN, NOW + n, two)
+        await store.lead(code, TOKEN, Lead(end=True), NOW + n, two)
     with pytest.raises(RoomNotFound):
-        await store.question(CODE, NOW)
+        await store.join(ended[0], new_student_id(), "", NOW + 3, two)
+    for code in ended[1:]:
+        with pytest.raises(RoomEnded):
+            await store.join(code, new_student_id(), "", NOW + 3, two)
 
 
 async def test_answers_sent_at_once_are_each_counted_once(store: RoomStore) -> None:
