@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The one test command: lint, type-check, then pytest (arguments go to pytest).
+# The one test command: lint, type-check, then pytest (arguments go to pytest, in each phase).
 # --quick: the loop's tier, everything but the browser and corpus tests (CI runs them all).
 set -euo pipefail
 tier=()
@@ -67,5 +67,17 @@ else
        "apt-get install nodejs npm" >&2
 fi
 # One worker per core, each given whole test files (their module fixtures start a server or a
-# browser once); TEST_WORKERS=0 runs it all in this one process, as a debugger wants.
-pytest "${tier[@]}" -n "${TEST_WORKERS:-auto}" --dist loadfile "$@"
+# browser once): most of these tests wait on a child process. TEST_WORKERS=0: one process.
+parallel() { pytest -n "${TEST_WORKERS:-auto}" --dist loadfile "$@"; }
+# pytest's 5 is "no test chosen": the arguments may pick tests of one phase only.
+chosen_ok() { "$@" || { local rc=$?; (( rc == 5 )) || return "$rc"; }; }
+if (( ${#tier[@]} )); then
+  parallel "${tier[@]}" "$@"
+else
+  # The browser tests after the rest, in one process: each keeps a server, its children and
+  # Chromium busy, so on few cores a second worker only slows both past the pages' time limits.
+  failed=0
+  chosen_ok parallel -m "not browser" "$@" || failed=$?
+  chosen_ok pytest -m browser "$@" || failed=$?
+  exit "$failed"
+fi
