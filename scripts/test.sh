@@ -71,7 +71,9 @@ fi
 parallel() { pytest -n "${TEST_WORKERS:-auto}" --dist loadfile "$@"; }
 # pytest's 5 is "no test chosen": the arguments may pick tests of one phase only.
 chosen_ok() { "$@" || { local rc=$?; (( rc == 5 )) || return "$rc"; }; }
-if (( ${#tier[@]} )); then
+marks=("${tier[@]}")
+for arg in "$@"; do [[ "$arg" == -m* ]] && marks=(-m); done  # a tier the caller chose
+if (( ${#marks[@]} )); then
   parallel "${tier[@]}" "$@"
 else
   # The browser tests after the rest, in one process: each keeps a server, its children and
