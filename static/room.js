@@ -178,15 +178,18 @@ function eventsPath() {
   return `/api/rooms/${code}/events` + (student ? `?student=${encodeURIComponent(student)}` : "");
 }
 
-// What a refusal by the room's status says: its teacher ended it (the stream may have been
-// between two connections, or this page between two labs, just then), or no room has the code.
-const OVER = { 410: "room.ended", 404: "room.gone" };
+// What a refusal of the room says, by its error's type: its teacher ended it (the stream may
+// have been between two connections, or this page between two labs, just then), or no room has
+// the code. Matched on the type, not the status: a proxy's own 404 says nothing of the room.
+const OVER = { room_ended: "room.ended", room_not_found: "room.gone" };
 
 async function recheck(events) {
   if (room.events !== events) return;
   const response = await fetch(eventsPath()).catch(() => null);
-  response?.body?.cancel();
-  if (OVER[response?.status]) forget(OVER[response.status]);
+  let type = null;
+  if (response?.ok) response.body?.cancel();
+  else if (response) type = (await response.json().catch(() => null))?.error?.type;
+  if (OVER[type]) forget(OVER[type]);
   else
     setTimeout(() => {
       if (room.events === events) connect();
@@ -371,7 +374,7 @@ async function attempt(action) {
     return true;
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    if (OVER[err.status] && room.member) forget(OVER[err.status]);
+    if (OVER[err.type] && room.member) forget(OVER[err.type]);
     else showError(err);
     return false;
   }
