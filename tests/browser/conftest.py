@@ -47,7 +47,9 @@ def _chromium() -> str | None:
 
 # Module scope, not session: Playwright's sync API runs an event loop in this thread, and the
 # tests that follow (asyncio.run in test_workers.py) need it gone.
-@pytest.fixture(scope="module")
+# One Chromium for the session (a second per xdist worker): each test opens contexts of its
+# own, as isolated as separate browsers' profiles; a launch per module cost a second each.
+@pytest.fixture(scope="session")
 def browser() -> Iterator[Any]:
     executable = _chromium()
     if executable is None:

@@ -150,8 +150,11 @@ def _run_program(page: Any, program: str) -> None:
 SIZES = [(1440, 900, False), (1920, 1080, True)]  # a laptop; the projector, presentation mode
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}{'-present' * s[2]}")
-@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+# Each language once and each size once: the boxes and the stepper are the same code in both
+# languages; the layout of each size is checked in both by the graph page's own tests.
+@pytest.mark.parametrize(("lang", "size"), [pytest.param("en", SIZES[0], id="en-1440x900"),
+                                           pytest.param("zh-CN", SIZES[1],
+                                                        id="zh-CN-1920x1080-present")])
 def test_the_d2l_blocks_show_as_one_box_x4_that_backward_steps_through_and_a_click_opens(
         open_page: Any, server: str, artifacts: Path, lang: str,
         size: tuple[int, int, bool]) -> None:

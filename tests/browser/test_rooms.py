@@ -41,8 +41,12 @@ def _environment(**values: str) -> Iterator[None]:
                 os.environ[name] = value
 
 
-@pytest.fixture(scope="module", params=["one server", "two processes, one SQLite file",
-                                        "two servers, one Redis"])
+SETUPS = ["one server", "two processes, one SQLite file", "two servers, one Redis"]
+# For a flow the store plays no part in (the store's contract is tests/rooms'): one setup.
+ONE_SERVER = pytest.mark.parametrize("servers", ["one server"], indirect=True)
+
+
+@pytest.fixture(scope="module", params=SETUPS)
 def servers(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
             ) -> Iterator[tuple[str, str]]:
     """(the teacher's server, the students' server): the same one, or two sharing a store."""
@@ -271,11 +275,9 @@ def test_a_student_whose_stream_opens_after_the_end_is_told_the_class_has_ended(
     assert student.page.text_content("#room-toggle-text") == ZH["room.class"]
 
 
+@ONE_SERVER
 def test_the_code_is_big_enough_for_the_back_of_the_room(screens: Any, servers: tuple[str, str],
-                                                          artifacts: Path,
-                                                          request: pytest.FixtureRequest) -> None:
-    if not request.node.callspec.params["servers"] == "one server":
-        pytest.skip("the projector's view does not depend on the store")
+                                                          artifacts: Path) -> None:
     here, _ = servers
     for width, height in ((1920, 1080), (390, 844)):
         teacher = screens(width, height, "en", here)
@@ -300,10 +302,9 @@ def test_the_code_is_big_enough_for_the_back_of_the_room(screens: Any, servers: 
 
 
 @pytest.mark.timeout(300)
+@ONE_SERVER
 def test_the_descent_and_training_labs_ask_their_own_questions(
-        screens: Any, servers: tuple[str, str], request: pytest.FixtureRequest) -> None:
-    if not request.node.callspec.params["servers"] == "one server":
-        pytest.skip("the labs' questions do not depend on the store")
+        screens: Any, servers: tuple[str, str]) -> None:
     here, _ = servers
     teacher = screens(1280, 720, "en", here)
     teacher.page.goto(f"{here}/descent#preset=ravine")
@@ -347,10 +348,9 @@ def test_the_descent_and_training_labs_ask_their_own_questions(
 
 
 @pytest.mark.timeout(300)
+@ONE_SERVER
 def test_the_class_sees_the_race_play_in_step_with_the_teacher(
-        screens: Any, servers: tuple[str, str], request: pytest.FixtureRequest) -> None:
-    if not request.node.callspec.params["servers"] == "one server":
-        pytest.skip("playing in step does not depend on the store")
+        screens: Any, servers: tuple[str, str]) -> None:
     here, _ = servers
     teacher = screens(1280, 720, "en", here)
     teacher.page.goto(f"{here}/descent#preset=ravine")  # 150 steps in 6 s: 25 a second
@@ -402,10 +402,9 @@ def test_the_class_sees_the_race_play_in_step_with_the_teacher(
 
 
 @pytest.mark.timeout(300)
+@ONE_SERVER
 def test_the_class_sees_the_landscape_paths_play_in_step(
-        screens: Any, servers: tuple[str, str], request: pytest.FixtureRequest) -> None:
-    if not request.node.callspec.params["servers"] == "one server":
-        pytest.skip("playing in step does not depend on the store")
+        screens: Any, servers: tuple[str, str]) -> None:
     here, _ = servers
     small = "landscape.points=200&landscape.steps=60&landscape.resolution=21"
     teacher = screens(1280, 720, "en", here)

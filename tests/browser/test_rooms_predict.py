@@ -14,7 +14,7 @@ from tests.browser import test_rooms as rooms
 from tests.browser.test_rooms import _follows, _hash, _join, _start
 
 pytestmark = pytest.mark.browser
-# test_rooms.py's fixtures: the servers in each of their three ways, and a browser per screen.
+# test_rooms.py's fixtures: the servers, and a browser per screen.
 servers = rooms.servers
 screens = rooms.screens
 
@@ -37,7 +37,10 @@ def _taps_drawn(page: Any, n: int) -> None:
                            f"{HEAT.format('predict-heat')}.visible === true")
 
 
+# Once, teacher and students on two processes of one SQLite file: what the store carries here
+# (a question, its taps, the reveal) is what the class flows of test_rooms.py carry on all three.
 @pytest.mark.timeout(300)
+@pytest.mark.parametrize("servers", ["two processes, one SQLite file"], indirect=True)
 def test_the_class_predicts_where_a_run_will_be_and_the_reveal_plays_it_everywhere(
         screens: Any, servers: tuple[str, str], artifacts: Path,
         request: pytest.FixtureRequest) -> None:
