@@ -31,7 +31,10 @@ from gradient_lab.errors import ERRORS, AppError
 from gradient_lab.kept.store import Entry, KeptStore, StoreFailed
 
 _log = logging.getLogger(__name__)
-_POLL_SECONDS = 0.05  # how often a process waiting on another's run looks again
+# How often a process waiting on another's run looks again: soon at first (most lessons run
+# in tens of ms), then less often, at most this often, for a long one.
+_FIRST_POLL_SECONDS = 0.005
+_POLL_SECONDS = 0.05
 # A finished reply stays in this process's memory this long for the rest of a class arriving
 # together (fifty reads of the store, one after another, cost more than the run of a quick one).
 _LINGER_SECONDS = 2.0
@@ -160,6 +163,7 @@ class Keeper:
 
     async def _wait_or_claim(self, key: str, flight: _Flight, claim_seconds: float) -> bool:
         """True once this process holds the run; False when the kept reply is read whole."""
+        poll = _FIRST_POLL_SECONDS
         while True:
             entry = await self._quietly(self.store.read(key, len(flight.bodies), self._clock()))
             if entry is not None:
@@ -167,7 +171,10 @@ class Keeper:
                 if entry.done:
                     return False
                 if entry.claimed:  # another process runs it: look again soon
-                    await asyncio.sleep(_POLL_SECONDS)
+                    if entry.bodies:  # a stream that has moved on may move again as soon
+                        poll = _FIRST_POLL_SECONDS
+                    await asyncio.sleep(poll)
+                    poll = min(2 * poll, _POLL_SECONDS)
                     continue
             claimed = await self._quietly(self.store.claim(key, self._owner, self._clock(),
                                                            claim_seconds))
