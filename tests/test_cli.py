@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -173,3 +174,32 @@ def test_plain_uvicorn_ends_an_impossible_start_with_the_same_sentence() -> None
     said = result.stderr.strip()
     assert said == "Gradient Lab cannot start with APP_WORKERS=0 (it must be greater than or " \
                    "equal to 1).", said
+
+
+# A terminal's Ctrl+C signals its whole foreground process group (server, zygote, children);
+# docker stop and systemd send SIGTERM to the server.
+@pytest.mark.parametrize(("signum", "group"), [(signal.SIGINT, True), (signal.SIGTERM, False)],
+                         ids=["ctrl-c", "sigterm"])
+def test_a_stop_leaves_no_traceback_and_no_error(signum: int, group: bool) -> None:
+    port = free_port()
+    with subprocess.Popen([sys.executable, "-m", "gradient_lab", "serve", "--port", str(port)],
+                          env=_env(), stderr=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                          text=True, start_new_session=True) as server:
+        assert server.stderr is not None
+        try:
+            _lines_until(server.stderr, "Uvicorn running", timeout=120)
+            request = urllib.request.Request(
+                f"http://127.0.0.1:{port}/api/graph", method="POST",
+                data=json.dumps({"code": "import torch\nprint(torch.ones(2).sum())\n"}).encode(),
+                headers={"Content-Type": "application/json"})
+            urllib.request.urlopen(request, timeout=60).close()  # a child forked and reaped
+            if group:
+                os.killpg(server.pid, signum)
+            else:
+                server.send_signal(signum)
+            _, said = server.communicate(timeout=60)
+        finally:
+            if server.poll() is None:
+                os.killpg(server.pid, signal.SIGKILL)
+    assert "Traceback" not in said and " ERROR " not in said, said
+    assert "Finished server process" in said, said

@@ -57,6 +57,9 @@ _MADV_HUGEPAGE, _MADV_COLLAPSE = 14, 25
 def main(jobs: Mapping[str, Job], warm_up: Callable[[], None]) -> None:
     """The zygote's life: prepare, say hello, then fork and reap until the pool goes."""
     config = ZygoteConfig.from_json(sys.argv[1])
+    # Ctrl+C in the server's terminal reaches its whole process group: the server stops itself
+    # and closes the socket, which ends the zygote. Here it only printed a KeyboardInterrupt.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # It ends when the pool's end of the socket closes, as it does when the server dies.
     channel = socket.socket(fileno=config.socket_fd)
     prepare(warm_up)
@@ -200,6 +203,7 @@ def _fork(channel: socket.socket, confinement: Confinement, jobs: Mapping[str, J
         channel.detach()  # lock_in closes it; the object must not close a reused number later
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        signal.signal(signal.SIGINT, signal.default_int_handler)  # as in `python program.py`
         serve(job_read, reply_write, confinement, jobs)  # never returns
     os.close(job_read)
     os.close(reply_write)
@@ -222,4 +226,6 @@ def _reap(channel: socket.socket) -> None:
             return
         if pid == 0:
             return
-        channel.send(json.dumps({"exited": pid, "status": status}).encode())
+        # The pool may have gone (the server stopping): reap on; its end's EOF ends the loop.
+        with contextlib.suppress(OSError):
+            channel.send(json.dumps({"exited": pid, "status": status}).encode())
