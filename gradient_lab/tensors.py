@@ -41,6 +41,15 @@ def is_leaf_of(t: torch.Tensor) -> bool:
         return False
 
 
+def version_of(t: torch.Tensor) -> int | None:
+    """t._version, which each in-place change moves on; None for a tensor that keeps none
+    (an inference tensor)."""
+    try:
+        return int(t._version)
+    except RuntimeError:
+        return None
+
+
 def all_finite(t: torch.Tensor) -> bool:
     """No NaN or infinity in t, of any size, dtype or device."""
     with torch._C.DisableTorchFunction():

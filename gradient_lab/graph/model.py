@@ -95,7 +95,8 @@ class Backward:
     steps: list[Step]
     leaf_grads: dict[str, Any]
     error: str | None
-    leaf_values: dict[str, Any] = field(default_factory=dict)  # each leaf as the forward used it
+    # each leaf, and each constant tensor, as this call's forward used it
+    leaf_values: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,8 +4,9 @@ It sees what the final variables cannot show: every tensor the program made, wit
 the op and its inputs, and the grad mode (a TorchFunctionMode, until the graph lab has enough:
 `graph_nodes` tensors, or its traced backward calls); which nn.Module call made each tensor
 (global module hooks); the order in which the autograd engine really ran each backward call
-(a prehook and a hook on every node, registered just before the call and removed after); the
-tensors the saved-for-backward buffers held before backward freed them; and every gradcheck's
+(a prehook and a hook on every node, registered just before the call and removed after); each
+constant an op used, as it used it (its version then, and its value before an in-place change);
+the tensors the saved-for-backward buffers held before backward freed them; and every gradcheck's
 verdict (gradchecks.py). The program runs as CPython runs it; the recorder only looks on.
 """
 
@@ -32,12 +33,14 @@ from gradient_lab.runner.child.program import is_the_program, program_line
 from gradient_lab.runner.limits import Limits
 from gradient_lab.tensors import (
     all_finite,
+    grad_fn_of,
     heat_cells,
     largest_change,
     numel_budget,
     plain_and_finite,
     plain_heat,
     to_plain,
+    version_of,
 )
 
 TRACED_CALLS = 20  # backward calls traced step by step; later ones still run, untraced
@@ -47,6 +50,7 @@ _OPTIMIZER_VALUES = 60_000  # the values all those records may send, in all
 _OPTIMIZER_NUMEL = 64  # values of one tensor sent in full; a larger one is summarised
 _HEAT_VALUES = 100_000  # values the step() heat maps may send (2 MB); later steps summarise
 _HELD_BYTES = 64 << 20  # a step()'s parameters copied to find each one's largest change
+_BEFORE_VALUES = 100_000  # values of constants read just before an in-place change, in all
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,6 +109,8 @@ class BackwardCall:
     steps: list[RecordedStep] = field(default_factory=list)
     leaf_grads: dict[int, tuple[Any, Any]] = field(default_factory=dict)  # id(fn): (fn, grad)
     leaf_values: dict[int, tuple[Any, Any]] = field(default_factory=dict)  # id(fn): (fn, value)
+    # id(t): (t, t._version, value): each constant as this call's forward used it
+    constant_values: dict[int, tuple[torch.Tensor, int, Any]] = field(default_factory=dict)
     error: str | None = None
     results: tuple[torch.Tensor, ...] = ()
 
@@ -180,6 +186,11 @@ class GraphRecorder:
         self._heat = False  # whether the step() under way sends its heat maps
         self._step: OptimizerEvent | None = None  # the step() under way
         self.saved: dict[int, tuple[Any, list[tuple[str, Any]]]] = {}  # id(fn): (fn, saved)
+        # id(fn): (fn, [(t, t._version)]): the constants each op of a graph used, as it used them
+        self.constants: dict[int, tuple[Any, list[tuple[torch.Tensor, int]]]] = {}
+        self.used: dict[int, int] = {}  # id(t): the version of t the last such op used
+        self._before: dict[tuple[int, int], Any] = {}  # (id(t), version): t read before a change
+        self._before_values = 0
         self.module_outputs: dict[int, tuple[torch.Tensor, Any]] = {}  # id(t): (t, module)
         self._stack: list[Any] = []
         self._handles: list[Any] = []
@@ -255,11 +266,58 @@ class GraphRecorder:
                 return
             inputs = tuple(x for x in args[:8] if isinstance(x, (torch.Tensor, int, float)))
             self.produced[id(t)] = Produced(t, line, op, inputs, torch.is_grad_enabled())
+            self._note_constants(t, inputs)
             # torch.tanh(self.fc1(x)) in a Net's forward: the tanh is the Net call's, though
             # no module returned it (the graph lab draws each module call as one box).
             module = module or (self._stack[-1] if self._stack else None)
             if module is not None and id(t) not in self.module_outputs:
                 self.module_outputs[id(t)] = (t, module)
+
+    def _note_constants(self, t: torch.Tensor, inputs: tuple[Any, ...]) -> None:
+        """The constants an op of the graph used, with their versions: the program may change
+        one in place afterwards (a loop's input, a refilled batch), and each backward call
+        shows it as its own forward used it."""
+        with torch._C.DisableTorchFunction(), contextlib.suppress(Exception):
+            if not t.requires_grad or (fn := grad_fn_of(t)) is None:
+                return
+            used = [(x, v) for x in inputs if isinstance(x, torch.Tensor)
+                    and not x.requires_grad and (v := version_of(x)) is not None]
+            if used:
+                self.constants[id(fn)] = (fn, used)
+                self.used.update((id(x), v) for x, v in used)
+
+    def changing(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any] | None) -> None:
+        """Before an in-place op: a constant an op used, about to change before the backward
+        call that shows it, read as that op used it (forward, x.add_(1), then backward)."""
+        name = _op_name(func)
+        if not (name.endswith("_") and not name.startswith("__")) and name != "__setitem__" \
+                and not (kwargs and "out" in kwargs):
+            return
+        with torch._C.DisableTorchFunction(), contextlib.suppress(Exception):
+            for x in (*args[:1], *(kwargs or {}).values()):
+                if not isinstance(x, torch.Tensor):
+                    continue
+                x = x if x._base is None else x._base  # x[0].add_(1) changes x
+                version = self.used.get(id(x))
+                if version is None or version != version_of(x) or \
+                        self._before_values >= _BEFORE_VALUES:
+                    continue
+                self._before_values += min(x.numel(), self._numel)
+                self._before[(id(x), version)] = to_plain(x.detach(), self._numel)
+
+    def _constant_values(self, call: BackwardCall, fns: list[Any]) -> None:
+        """Each constant feeding this call's ops as they used it: now, unless it changed
+        since (its version moved on), then as read just before that change."""
+        values = call.constant_values
+        for node in fns:
+            _, used = self.constants.get(id(node), (None, []))
+            for x, version in used:
+                if id(x) in values:
+                    continue
+                if version_of(x) == version:
+                    values[id(x)] = (x, version, to_plain(x.detach(), self._numel))
+                elif (id(x), version) in self._before:
+                    values[id(x)] = (x, version, self._before[(id(x), version)])
 
     def _stop_recording(self) -> None:
         """Take the mode and the module and optimizer hooks off once there is enough to draw:
@@ -407,6 +465,7 @@ class GraphRecorder:
                 if type(node).__name__ == "AccumulateGrad":
                     call.leaf_values[id(node)] = (node, to_plain(node.variable.detach(),
                                                                  self._numel))
+            self._constant_values(call, fns)
         handles = []
         try:
             with self._numbered_apart():
@@ -491,8 +550,10 @@ class _Made(TorchFunctionMode):
 
     def __torch_function__(self, func: Any, types: Any, args: tuple[Any, ...] = (),
                            kwargs: dict[str, Any] | None = None) -> Any:
-        result = func(*args, **(kwargs or {}))
         recorder = self.recorder
+        if recorder.used and recorder.recording and not recorder.muted:
+            recorder.changing(func, args, kwargs)  # before an in-place op changes a constant
+        result = func(*args, **(kwargs or {}))
         if recorder.recording and not recorder.muted and \
                 torch._C._functorch.maybe_current_level() is None:
             # Only the program's own calls: not those torch's Python makes for it (inside

@@ -39,7 +39,14 @@ from gradient_lab.graph.recording import (
     walk,
 )
 from gradient_lab.runner.child.program import Execution
-from gradient_lab.tensors import TensorReads, grad_fn_of, is_leaf_of, numel_budget, plain_number
+from gradient_lab.tensors import (
+    TensorReads,
+    grad_fn_of,
+    is_leaf_of,
+    numel_budget,
+    plain_number,
+    version_of,
+)
 
 
 def trace(execution: Execution, recorder: GraphRecorder, device: torch.device) -> Graph:
@@ -313,6 +320,11 @@ class _Builder:
                       if key in nodes}
         leaf_values = {nodes[key].id: value for key, (_, value) in call.leaf_values.items()
                        if key in nodes}
+        # A constant the program changed in place after this call shows as the call used it;
+        # one unchanged since has that value as its node's already.
+        leaf_values |= {nodes[key].id: value for key, (t, version, value)
+                        in call.constant_values.items()
+                        if key in nodes and version_of(t) != version}
         roots = [self.of_tensor[id(r)].id for r in call.roots if id(r) in self.of_tensor]
         return Backward(call.index, call.kind, call.line, roots, call.create_graph,
                         call.retain_graph, steps, leaf_grads, call.error, leaf_values)

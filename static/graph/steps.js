@@ -48,10 +48,14 @@ export function stepView(graph, callIndex, pos) {
   };
 }
 
-// A node's value at this position: a leaf as this call's forward used it, or as the last
-// step() done since left it; any other node as it was made (each iteration makes its own).
+// The nodes whose value each call sends in its leaf_values.
+const timeTrue = (node) => node?.kind === "leaf" || node?.kind === "const";
+
+// A node's value at this position: a leaf or a constant tensor as this call's forward used it
+// (a loop changes either in place), a leaf as the last step() done since left it; any other
+// node as it was made (each iteration makes its own).
 export function valueAt(sv, node) {
-  if (!sv || node?.kind !== "leaf") return node?.value;
+  if (!sv || !timeTrue(node)) return node?.value;
   for (const event of [...sv.events].reverse()) {
     const param = event.kind === "step" && event.params.find((p) => p.node === node.id);
     if (param) return param.after;
@@ -74,9 +78,10 @@ export function graphAt(graph, sv) {
   return changed ? { ...graph, nodes } : graph;
 }
 
-// Every value a leaf takes across the traced calls and steps (the layout sizes its box for all).
+// Every value a leaf or constant takes across the traced calls and steps (the layout sizes
+// its box for all).
 export function valuesSeen(graph, node) {
-  if (node.kind !== "leaf") return [];
+  if (!timeTrue(node)) return [];
   const values = (graph.backward ?? []).map((c) => c.leaf_values?.[node.id]);
   for (const e of graph.optimizer_steps ?? [])
     values.push(e.params.find((p) => p.node === node.id)?.after);

@@ -78,6 +78,37 @@ def _tensor(cell: Any) -> list[float]:
     return _numbers(table.first.inner_text() if table.count() else cell.inner_text())
 
 
+# x does not require grad: a constant, stepped on in place after each iteration's step().
+_STEPPED_INPUT = """import torch
+
+x = torch.tensor([1.0, 2.0])
+w = torch.tensor([0.5, -0.5], requires_grad=True)
+opt = torch.optim.SGD([w], lr=0.1)
+for i in range(3):
+    opt.zero_grad()
+    loss = (w * x).sum()
+    loss.backward()
+    opt.step()
+    x.mul_(3)
+"""
+
+
+def test_each_iteration_shows_a_constant_changed_in_place_as_its_forward_used_it(
+        open_page: Any, server: str) -> None:
+    page, problems = open_page(*SIZES[0])
+    open_lab(page, server + "/?lang=en")
+    _run_program(page, _STEPPED_INPUT)
+    x = torch.tensor([1.0, 2.0])
+    for call in range(3):  # plain torch: x as each iteration's w * x used it
+        page.select_option("#call", str(call))
+        assert _numbers(_label(page, "x = ")) == pytest.approx(x.tolist(), abs=1e-3), call
+        _click_node(page, "x = ")
+        page.locator("#inspector").wait_for(state="visible")
+        assert _inspector_value(page) == pytest.approx(x.tolist(), abs=1e-6), call
+        x.mul_(3)
+    assert not problems.items, problems.items
+
+
 @pytest.mark.parametrize(("lang", "size"), [("en", (1440, 900)), ("zh-CN", (1920, 1080))])
 def test_each_iteration_shows_w_as_its_forward_used_it_and_as_step_left_it(
         open_page: Any, server: str, artifacts: Path, lang: str, size: tuple[int, int]) -> None:

@@ -91,8 +91,9 @@ class BackwardOut(BaseModel):
     leaf_grads: dict[str, Any] = Field(description="Each leaf's .grad right after this call.")
     error: str | None = Field(description="Set when this call raised (backward twice, ...).")
     leaf_values: dict[str, Any] = Field(
-        default_factory=dict, description="Each leaf's value as this call's forward used it "
-        "(a training loop's step() moves it afterwards; the node's value is the last).")
+        default_factory=dict, description="Each leaf's value, and each constant tensor's, as "
+        "this call's forward used it (a training loop's step() moves a leaf afterwards, and a "
+        "program may change a constant in place; the node's value is the last).")
 
 
 class GradcheckOut(BaseModel):
