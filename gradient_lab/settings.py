@@ -72,7 +72,9 @@ class Settings(BaseSettings):
         default=3, ge=1,
         description="Learners' programs one client (an address, or the real client behind "
                     "APP_TRUSTED_PROXIES) may have running or waiting at once; past it, 429. "
-                    "A class following its teacher shares one run and counts once.")
+                    "A class following its teacher shares one run and counts once. Each "
+                    "server process counts its own: with APP_WORKERS or replicas behind a "
+                    "proxy, a client may have this many on each.")
     runner_jobs: int = Field(
         default_factory=lambda: max(2, _cpus()), ge=1,
         description="Programs that run at once at full priority; more wait in line.")
