@@ -33,6 +33,7 @@ class Connection:
         self.port = port
         self._reader: asyncio.StreamReader | None = None
         self._writer: asyncio.StreamWriter | None = None
+        self.kept = ""  # the last reply's X-Kept: "ran", "shared" or "hit" (kept replies)
 
     async def request(self, method: str, path: str, body: bytes = b"",
                       headers: str = "") -> tuple[int, bytes]:
@@ -50,6 +51,7 @@ class Connection:
             header = await self._reader.readuntil(b"\r\n\r\n")
             status = int(header[9:12])
             length, close, chunked = None, False, False
+            self.kept = ""
             for line in header.split(b"\r\n")[1:]:
                 name, _, value = line.partition(b":")
                 name = name.strip().lower()
@@ -59,6 +61,8 @@ class Connection:
                     close = True
                 elif name == b"transfer-encoding" and value.strip().lower() == b"chunked":
                     chunked = True
+                elif name == b"x-kept":
+                    self.kept = value.strip().decode()
             if chunked:
                 payload = await self._read_chunks()
             elif length is None:
@@ -90,10 +94,11 @@ class Connection:
 
 
 async def sequential(port: int, requests: list[tuple[str, str, bytes]],
-                     rounds: int) -> list[list[float]]:
+                     rounds: int, must_run: bool = False) -> list[list[float]]:
     """Send the requests in turn, `rounds` times, on one connection; seconds taken by each.
 
-    Interleaving the kinds makes machine noise hit them alike.
+    Interleaving the kinds makes machine noise hit them alike. `must_run`: a reply that did
+    not run (X-Kept "hit" or "shared") is an error, for a bench that times runs.
     """
     conn = Connection(port)
     times: list[list[float]] = [[] for _ in requests]
@@ -105,6 +110,9 @@ async def sequential(port: int, requests: list[tuple[str, str, bytes]],
                 times[i].append(time.perf_counter() - start)
                 if status != 200:
                     raise RuntimeError(f"{method} {path} answered {status}: {payload[:300]!r}")
+                if must_run and conn.kept != "ran":
+                    raise RuntimeError(f"{method} {path} was answered without a run (X-Kept: "
+                                       f"{conn.kept or 'none'}): the bench would time no run")
     finally:
         conn.close()
     return times
