@@ -133,8 +133,8 @@ def basins(surface: str | None, expr: str | None, params: dict[str, float], run:
 def lesson(function: str, device: str, options: dict[str, Any]) -> bytes:
     """A training lesson's function, run on the device with the lesson's keywords.
 
-    `function` names it as pickle names one, "module:name" (web/schemas/training.py's LESSONS
-    holds each lesson's), so that the web layer's registry is the only list of the lessons.
+    `function` names it as pickle names one, "module:name" (gradient_lab.training.lessons.Lesson
+    gives each lesson's), so that the lessons' own declarations are the only list of them.
     """
     module, _, name = function.partition(":")
     if not module.startswith("gradient_lab.training."):

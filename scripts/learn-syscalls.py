@@ -98,15 +98,15 @@ async def _drive(pool: Pool) -> None:
                                 steps=race.steps, runs=[run.to_run() for run in race.runs],
                                 noise=race.noise, seed=race.seed, sweep=race.sweep,
                                 limits=limits))
-    for name, request in (("flow", schemas.FlowRequest), ("accumulation",
-                                                           schemas.AccumulationRequest),
-                          ("precision", schemas.PrecisionRequest), ("nan", schemas.NanRequest)):
-        options = request().model_dump(exclude={"device"})
+    for lesson in schemas.LESSONS.values():
+        if lesson.streamed:  # the training loop: below
+            continue
         await _quietly(pool.run(jobs.lesson, wall_seconds=30, cpu_seconds=30, queue_seconds=60,
-                                strangers_code=False, name=name, device="cpu", options=options))
+                                strangers_code=False, function=lesson.function, device="cpu",
+                                options=lesson.request().options()))
     async for _ in pool.stream(jobs.training_run, wall_seconds=30, cpu_seconds=30,
                                queue_seconds=60, strangers_code=False,
-                               config=TrainConfig(steps=50), device="cpu"):
+                               config=TrainConfig(steps=50), device="cpu", limits=limits):
         pass
 
 

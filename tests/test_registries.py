@@ -1,12 +1,13 @@
 """One concept, one declaration (issue 29 item 4): an optimizer, a surface and a lesson added to
 their registries, in a copy of the package, reach the schema, the page data and the tests with
 no other line changed. The copy is edited as a newcomer would edit the source (ARCHITECTURE.md,
-"Where to add"): a lesson is a new module of gradient_lab/training, its entry in
-web/schemas/training.py's LESSONS, its panel and its drawing; here it answers as the
-accumulation lesson does, with that lesson's models, panel and drawing."""
+"Where to add"): a lesson is a new module of gradient_lab/training that declares it, its panel
+and its drawing; here it answers as the accumulation lesson does, with that lesson's reply,
+panel and drawing, and asks for its own keywords."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from gradient_lab.training.precision import Accumulation
 from gradient_lab.web import schemas
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,25 +34,27 @@ ADDITIONS = {
         '    Surface("dummybowl", "x**2 + y**2", r"x^2 + y^2", _quadratic,\n'
         "            x_range=(-2, 2), y_range=(-2, 2), start=(-1.5, 1.8), minima=((0, 0),),\n"
         '            lrs={"sgd": 0.1, "momentum": 0.05, "adam": 0.1}, steps=60),\n'),
-    "gradient_lab/web/schemas/training.py": (
-        "LESSONS: dict[str, Lesson] = {\n",
-        '    "dummy": Lesson(dummy_lesson, AccumulationRequest, AccumulationResponse),\n'),
 }
-IMPORTS = {
-    "gradient_lab/web/schemas/training.py": (
-        "from gradient_lab.training import landscape\n",
-        "from gradient_lab.training.dummy import dummy_lesson\n"),
-}
-# The new lesson's module, panel and drawing: new files.
+# The new lesson's module (the one place that declares it), panel and drawing: new files.
 LESSON_MODULE = '''"""A newcomer's lesson: the accumulation lesson's answer, under its own name."""
 
-import torch
+from typing import Annotated
 
+import torch
+from typing_extensions import Doc
+
+from gradient_lab.training.lessons import Lesson
+from gradient_lab.training.models import Count
 from gradient_lab.training.precision import Accumulation, accumulate
 
 
-def dummy_lesson(device: torch.device, **options: int) -> Accumulation:
-    return accumulate(device=device, **options)
+def dummy_lesson(*, micro_batches: Annotated[Count, Doc("Backward calls per step.")] = 3,
+                 micro_batch: Count = 8, seed: int, device: torch.device) -> Accumulation:
+    return accumulate(micro_batches=micro_batches, micro_batch=micro_batch, seed=seed,
+                      device=device)
+
+
+LESSONS = (Lesson("dummy", dummy_lesson, tab=0),)
 '''
 COPIES = {"templates/training/dummy.html": "templates/training/accumulation.html",
           "static/training/dummy.js": "static/training/accumulation.js"}
@@ -66,6 +70,7 @@ with TestClient(create_app()) as client:
     page = client.get("/descent").text
     training_page = client.get("/training").text
     lesson = client.post("/api/training/dummy", json={"micro_batches": 2, "micro_batch": 4})
+    refused = client.post("/api/training/dummy", json={"micro_batches": 0})
     script = client.get("/static/training/dummy.js")
 data = json.loads(re.search(r'id="page-data">(.*?)</script>', page, re.S).group(1))
 choices = json.loads(re.search(r'id="page-data">(.*?)</script>', training_page,
@@ -75,6 +80,8 @@ print(json.dumps({
     "lesson_defaults": choices["defaults"].get("dummy"),
     "lesson_panel": 'id="panel-dummy"' in training_page and 'id="tab-dummy"' in training_page,
     "lesson_reply": [lesson.status_code, sorted(lesson.json())],
+    "lesson_refused": refused.status_code,
+    "lesson_request": schema["DummyRequest"]["properties"],
     "lesson_script": script.status_code,
     "optimizer_names": schema["RunIn"]["properties"]["optimizer"]["enum"],
     "surface_names": schema["DescentRequest"]["properties"]["surface"]["anyOf"][0]["enum"],
@@ -96,12 +103,11 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
             shutil.copytree(source, root / part, ignore=ignore)
         else:
             shutil.copy(source, root / part)
-    for additions in (ADDITIONS, IMPORTS):
-        for name, (after, entry) in additions.items():
-            path = root / name
-            text = path.read_text(encoding="utf-8")
-            assert text.count(after) == 1, f"{name} no longer has the line {after!r}"
-            path.write_text(text.replace(after, after + entry), encoding="utf-8")
+    for name, (after, entry) in ADDITIONS.items():
+        path = root / name
+        text = path.read_text(encoding="utf-8")
+        assert text.count(after) == 1, f"{name} no longer has the line {after!r}"
+        path.write_text(text.replace(after, after + entry), encoding="utf-8")
     (root / "gradient_lab/training/dummy.py").write_text(LESSON_MODULE, encoding="utf-8")
     for name, source in COPIES.items():
         text = (root / source).read_text(encoding="utf-8")
@@ -122,12 +128,16 @@ def test_the_new_entries_reach_the_schema_and_the_pages(copy: Path) -> None:
     assert "dummy" in seen["optimizer_names"] and "dummy" in seen["page_optimizers"]
     assert "dummybowl" in seen["surface_names"] and "dummybowl" in seen["page_surfaces"]
     assert "/api/training/dummy" in seen["paths"]
-    # The lesson has its tab (first: its entry opens the registry), its form's defaults from its
-    # request, its panel, a route that runs it, and its drawing served by name.
+    # The lesson has its tab (first: tab 0), its form's defaults and its request's bounds and
+    # descriptions from its function's signature, its panel, a route that runs it and answers
+    # its function's dataclass, and its drawing served by name.
     assert seen["lessons"] == ["dummy", *schemas.LESSONS]
-    assert seen["lesson_defaults"] == {"device": "auto", "micro_batches": 4, "micro_batch": 32}
+    assert seen["lesson_defaults"] == {"device": "auto", "micro_batches": 3, "micro_batch": 8}
+    assert seen["lesson_request"]["micro_batches"]["description"] == "Backward calls per step."
+    assert seen["lesson_request"]["micro_batch"]["minimum"] == 1
+    assert seen["lesson_refused"] == 422
     assert seen["lesson_panel"]
-    assert seen["lesson_reply"] == [200, sorted(schemas.AccumulationResponse.model_fields)]
+    assert seen["lesson_reply"] == [200, sorted(f.name for f in dataclasses.fields(Accumulation))]
     assert seen["lesson_script"] == 200
 
 

@@ -1,7 +1,8 @@
 """The training-dynamics lessons (tutorial §4.1, §5): plain functions over torch.nn that return
 frozen dataclasses of plain values, each called with device= and its keywords.
-web/schemas/training.py's LESSONS names each one with its request and reply; routes/training.py
-serves them, and gradient_lab.jobs.lesson runs them in a child.
+Each module declares its lessons beside their functions (LESSONS, lessons.py); the web layer
+builds their requests and replies from the functions' signatures (web/schemas/training.py),
+routes/training.py serves them, and gradient_lab.jobs.lesson runs them in a child.
 
     flow.py       gradient_flow: per-layer weight-gradient norms, over the first steps too
     loop.py       train: the training loop on a 2-D data set, one chunk of steps per call
@@ -10,6 +11,7 @@ serves them, and gradient_lab.jobs.lesson runs them in a child.
     landscape.py  map_landscape: the loss around each optimizer's final weights, its path on PCA
     planes.py     ... the planes it draws on (filter-normalized, PCA) and the batched loss
     models.py     the MLP, the data sets and the size limits they share
+    lessons.py    Lesson: a tab of the training page, as a module declares it
 """
 
 from __future__ import annotations

@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Annotated, Any
 
 import torch
 from torch import nn
+from typing_extensions import Doc
 
 from gradient_lab.tensors import Plain, to_plain
+from gradient_lab.training.lessons import Lesson
 from gradient_lab.training.models import (
     SIZES,
     Activation,
+    Batch,
+    Count,
     Init,
+    LearningRate,
     build_mlp,
     check_size,
     linears,
@@ -38,9 +43,13 @@ class GradientFlow:
     ratio: Plain  # first layer's norm / last layer's norm at step 0
 
 
-def gradient_flow(*, depth: int, width: int, activation: Activation, init: Init,
-                  batchnorm: bool, residual: bool, steps: int, lr: float, batch: int,
-                  seed: int, device: torch.device) -> GradientFlow:
+def gradient_flow(
+        *, depth: Annotated[Count, Doc("Hidden layers (Linear, BatchNorm?, activation).")] = 20,
+        width: Count = 64, activation: Activation = "sigmoid", init: Init = "default",
+        batchnorm: bool = False, residual: bool = False,
+        steps: Annotated[Count, Doc("SGD steps recorded in the heatmap.")] = 20,
+        lr: LearningRate = 0.1, batch: Batch = 128, seed: int,
+        device: torch.device) -> GradientFlow:
     """Train an MLP on a synthetic batch with SGD; each Linear's weight.grad norm at every step.
 
     .. note:: The batch is fixed, `width` features drawn from N(0, 1), labelled by the sign of the
@@ -78,3 +87,5 @@ def gradient_flow(*, depth: int, width: int, activation: Activation, init: Init,
         ratio=to_plain(first[0] / first[-1]),
     )
 
+
+LESSONS = (Lesson("flow", gradient_flow, tab=1),)

@@ -20,6 +20,7 @@ from torch import nn
 
 from gradient_lab.errors import RequestInvalid, TooLarge
 from gradient_lab.optimizers import Run, make_clip, make_optimizer, make_scheduler, refused
+from gradient_lab.training.lessons import Lesson
 from gradient_lab.training.models import (
     Activation,
     DatasetName,
@@ -228,3 +229,6 @@ def _pca_view(on_plane: Any, trajectories: Sequence[torch.Tensor],
     plane = Plane(plain_list(xs), plain_list(ys),
                   plain_list(z.reshape(resolution, resolution)), plain_list(explained.float()))
     return plane, paths
+
+
+LESSONS = (Lesson("landscape", map_landscape, tab=6),)

@@ -25,6 +25,7 @@ from gradient_lab.optimizers import (
     named_options,
     refused,
 )
+from gradient_lab.training.lessons import Lesson
 from gradient_lab.training.models import (
     SIZES,
     Activation,
@@ -209,3 +210,6 @@ def _boundary(model: nn.Module,
     gx, gy = torch.meshgrid(xs, ys, indexing="xy")  # gx[i][j] = xs[j]: Plotly's order
     p = model(torch.stack([gx.reshape(-1), gy.reshape(-1)], 1)).softmax(1)[:, 1].double()
     return xs, ys, (p.reshape(GRID, GRID) * 1000).round() / 1000  # 3 decimals: a smaller event
+
+
+LESSONS = (Lesson("train", train, tab=2, streamed=True),)

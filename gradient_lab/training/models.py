@@ -5,9 +5,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import torch
+from annotated_types import Ge, Gt, Le
 from torch import nn
 
 from gradient_lab.errors import TooLarge
@@ -16,6 +17,12 @@ from gradient_lab.tensors import to_plain
 Activation = Literal["sigmoid", "tanh", "relu", "leaky_relu", "gelu"]
 Init = Literal["default", "xavier", "he", "normal", "small"]
 DatasetName = Literal["moons", "circles", "spirals", "xor"]
+
+# The bounds of a lesson's keywords, which its request checks (answering 422). The sizes' upper
+# bounds are SIZES', checked by the lesson itself with check_size (answering 413).
+Count = Annotated[int, Ge(1)]
+Batch = Annotated[int, Ge(2)]  # BatchNorm needs two rows to normalize
+LearningRate = Annotated[float, Gt(0), Le(100)]
 
 ACTIVATIONS: dict[Activation, Callable[[], nn.Module]] = {
     "sigmoid": nn.Sigmoid,

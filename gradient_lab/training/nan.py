@@ -12,8 +12,9 @@ from torch import nn
 from torch.autograd.graph import Node
 from torch.overrides import TorchFunctionMode
 
+from gradient_lab.training.lessons import Lesson
 from gradient_lab.training.loop import clip_gradients
-from gradient_lab.training.models import build_mlp, check_size, make_dataset, plain_list
+from gradient_lab.training.models import Count, build_mlp, check_size, make_dataset, plain_list
 
 Cause = Literal["lr", "log0", "unnormalised"]
 Fix = Literal["none", "lower_lr", "clip", "epsilon", "normalise"]
@@ -47,7 +48,7 @@ class NanHunt:
     origin: Origin | None
 
 
-def hunt_nan(*, cause: Cause, fix: Fix, steps: int, seed: int,
+def hunt_nan(*, cause: Cause = "lr", fix: Fix = "none", steps: Count = 100, seed: int,
              device: torch.device) -> NanHunt:
     """Train until the loss is NaN/inf (or `steps` end); name the layer and op it started in.
 
@@ -184,3 +185,6 @@ def _watch_backward(loss: torch.Tensor, modules: dict[Node, str]) -> tuple[list[
         handles.append(node.register_hook(check(node)))
         todo.extend(next_node for next_node, _ in node.next_functions)
     return found, handles
+
+
+LESSONS = (Lesson("nan", hunt_nan, tab=5),)

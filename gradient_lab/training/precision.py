@@ -9,8 +9,11 @@ from typing import Any
 import torch
 from torch import nn
 
+from gradient_lab.training.lessons import Lesson
 from gradient_lab.training.models import (
     SIZES,
+    Batch,
+    Count,
     build_mlp,
     check_size,
     linears,
@@ -30,7 +33,7 @@ class Accumulation:
     ratio_undivided: float  # |undivided| / |big_batch|: the forgotten division, micro_batches×
 
 
-def accumulate(*, micro_batches: int, micro_batch: int, seed: int,
+def accumulate(*, micro_batches: Count = 4, micro_batch: Count = 32, seed: int,
                device: torch.device) -> Accumulation:
     """The gradients of one big batch vs `micro_batches` accumulated ones, with and without / N.
 
@@ -92,7 +95,7 @@ class Precision:
     max_loss_difference: float
 
 
-def compare_precision(*, steps: int, width: int, batch: int, seed: int,
+def compare_precision(*, steps: Count = 40, width: Count = 128, batch: Batch = 256, seed: int,
                       device: torch.device) -> Precision:
     """The same run in float32 and under torch.autocast: loss curves, seconds, peak memory.
 
@@ -147,3 +150,6 @@ def _timed_run(x: torch.Tensor, y: torch.Tensor, steps: int, width: int, seed: i
     seconds = time.perf_counter() - started
     memory = torch.cuda.max_memory_allocated(device) if cuda else None
     return torch.stack(losses).cpu(), seconds, memory
+
+
+LESSONS = (Lesson("accumulation", accumulate, tab=3), Lesson("precision", compare_precision, tab=4))

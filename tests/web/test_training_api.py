@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import re
@@ -11,6 +12,7 @@ from typing import Any
 import pytest
 import torch
 from fastapi.testclient import TestClient
+from pydantic import TypeAdapter
 
 from gradient_lab import jobs, wire
 from gradient_lab.settings import get_settings, load_settings
@@ -84,6 +86,23 @@ def test_a_refused_run_answers_with_its_status_before_streaming(client: TestClie
         assert error["hint_key"] == "hint.no_cuda"
 
 
+@pytest.mark.parametrize("name", [name for name in schemas.LESSONS
+                                  if name not in schemas.training.RULED])
+def test_a_lesson_request_keeps_its_functions_bounds(client: TestClient, name: str) -> None:
+    # Built from the function's signature: each field's lower bound refuses what is below it,
+    # at the door, naming the field; an unknown keyword is refused too.
+    schema = schemas.LESSONS[name].request.model_json_schema()["properties"]
+    bounded = {field: spec for field, spec in schema.items()
+               if "minimum" in spec or "exclusiveMinimum" in spec}
+    assert bounded, f"{name}'s request has no bounded field"
+    for field, spec in bounded.items():
+        below = spec["minimum"] - 1 if "minimum" in spec else spec["exclusiveMinimum"]
+        error = assert_error(client.post(f"/api/training/{name}", json={field: below}),
+                             422, "request_invalid")
+        assert field in str(error["message"]), error
+    assert_error(client.post(f"/api/training/{name}", json={"nope": 1}), 422, "request_invalid")
+
+
 def test_a_scheduler_its_optimizer_cannot_drive_is_refused_at_the_door(
         client: TestClient) -> None:
     error = assert_error(client.post("/api/training/run", json={
@@ -142,7 +161,7 @@ def test_nan_hunt_through_the_api_marks_the_step_and_names_the_op(client: TestCl
 def test_a_child_finds_each_lessons_function_by_the_name_the_route_sends(name: str) -> None:
     lesson = schemas.LESSONS[name]
     module, _, function = lesson.function.partition(":")
-    assert getattr(importlib.import_module(module), function) is lesson.run
+    assert getattr(importlib.import_module(module), function) is lesson.lesson.run
 
 
 def test_the_lesson_job_answers_what_its_function_answers() -> None:
@@ -210,16 +229,19 @@ def test_every_string_the_training_page_uses_exists(lang: str) -> None:
     assert sorted(used - set(strings)) == []
 
 
-@pytest.mark.parametrize(("path", "body", "model"), [
-    ("/api/training/flow", {"depth": 3}, schemas.FlowResponse),
-    ("/api/training/accumulation", {}, schemas.AccumulationResponse),
-    ("/api/training/nan", {"cause": "lr"}, schemas.NanResponse),
+@pytest.mark.parametrize(("name", "body"), [
+    ("flow", {"depth": 3}), ("accumulation", {}), ("nan", {"cause": "lr"}),
 ])
 def test_the_workers_json_is_the_documented_lesson_field_for_field(
-        client: TestClient, path: str, body: dict[str, object], model: Any) -> None:
-    # The worker writes these bodies (gradient_lab.wire); they must say what the response model
-    # says the lesson's dataclass says, with no field more or less.
-    response = client.post(path, json=body)
+        client: TestClient, name: str, body: dict[str, object]) -> None:
+    # The worker writes these bodies (gradient_lab.wire) from the dataclass the lesson's function
+    # returns; OpenAPI documents that dataclass as the reply, with no field more or less.
+    response = client.post(f"/api/training/{name}", json=body)
     assert response.status_code == 200, response.text
-    model.model_validate_json(response.content)
-    assert set(response.json()) == set(model.model_fields)
+    reply = schemas.LESSONS[name].reply
+    TypeAdapter(reply).validate_json(response.content)
+    documented = client.get("/openapi.json").json()
+    ref = documented["paths"][f"/api/training/{name}"]["post"]["responses"]["200"]["content"][
+        "application/json"]["schema"]["$ref"]
+    properties = documented["components"]["schemas"][ref.rpartition("/")[2]]["properties"]
+    assert set(response.json()) == {f.name for f in dataclasses.fields(reply)} == set(properties)

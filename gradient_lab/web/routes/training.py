@@ -43,7 +43,7 @@ async def run_lesson(name: str, request: schemas.LessonRequest,
                                    options=request.options())
 
 
-def _lesson_route(name: str, lesson_of: schemas.Lesson) -> None:
+def _lesson_route(name: str, lesson_of: schemas.ServedLesson) -> None:
     """POST /api/training/<name>, for a lesson of schemas.LESSONS."""
     async def lesson(request: schemas.LessonRequest, client_jobs: ClientJobsDep) -> Response:
         return await run_lesson(name, request, client_jobs)

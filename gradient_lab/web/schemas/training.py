@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+import inspect
+import pkgutil
 from dataclasses import asdict, dataclass
-from typing import Any, Literal, Self
+from typing import Any, Literal, Self, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, create_model, model_validator
+from typing_extensions import Doc
 
+from gradient_lab import training
 from gradient_lab.optimizers import Context, optimizer_conflicts, scheduler_conflicts
 from gradient_lab.training import landscape
-from gradient_lab.training.flow import gradient_flow
-from gradient_lab.training.landscape import map_landscape
-from gradient_lab.training.loop import train
-from gradient_lab.training.models import Activation, DatasetName, Init
-from gradient_lab.training.nan import Cause, Fix, hunt_nan
-from gradient_lab.training.precision import accumulate, compare_precision
+from gradient_lab.training.lessons import Lesson
+from gradient_lab.training.models import Activation, DatasetName
 from gradient_lab.web.schemas.common import ClipKind, Device, OptimizerName, SchedulerKind
 from gradient_lab.web.schemas.descent import RunIn
 
@@ -32,26 +32,6 @@ class LessonRequest(BaseModel):
     def options(self) -> dict[str, Any]:
         """The keywords of the lesson's function (LESSONS), beside its device."""
         return self.model_dump(exclude={"device"})
-
-
-class FlowRequest(LessonRequest):
-    depth: int = Field(20, ge=1, description="Hidden layers (Linear, BatchNorm?, activation).")
-    width: int = Field(64, ge=1)
-    activation: Activation = "sigmoid"
-    init: Init = "default"
-    batchnorm: bool = False
-    residual: bool = False
-    steps: int = Field(20, ge=1, description="SGD steps recorded in the heatmap.")
-    lr: float = Field(0.1, gt=0, le=100)
-    batch: int = Field(128, ge=2)
-
-
-class FlowResponse(BaseModel):
-    layers: list[str]
-    norms: list[Any] = Field(description="Each Linear weight's grad norm at step 0, first to last.")
-    heatmap: list[list[Any]] = Field(description="[layer][step] grad norms.")
-    loss: list[Any]
-    ratio: Any = Field(description="First layer's norm / last layer's norm at step 0.")
 
 
 class TrainRequest(LessonRequest):
@@ -111,63 +91,6 @@ class TrainChunkOut(BaseModel):
     data: TrainDataOut | None = Field(description="The points and grid, in the first chunk only.")
 
 
-class AccumulationRequest(LessonRequest):
-    micro_batches: int = Field(4, ge=1)
-    micro_batch: int = Field(32, ge=1)
-
-
-class AccumulationResponse(BaseModel):
-    layers: list[str]
-    big_batch: list[Any]
-    accumulated: list[Any]
-    undivided: list[Any]
-    max_difference: float
-    max_difference_undivided: float
-    ratio_undivided: float
-
-
-class PrecisionRequest(LessonRequest):
-    steps: int = Field(40, ge=1)
-    width: int = Field(128, ge=1)
-    batch: int = Field(256, ge=2)
-
-
-class PrecisionResponse(BaseModel):
-    device: str
-    dtype: str
-    scaler: bool
-    steps: int = Field(description="Steps asked for; a run that used up its time budget "
-                                   "(training.precision.RUN_SECONDS) has fewer losses.")
-    loss_fp32: list[Any]
-    loss_amp: list[Any]
-    seconds_fp32: float
-    seconds_amp: float
-    memory_fp32: int | None
-    memory_amp: int | None
-    max_loss_difference: float
-
-
-class NanRequest(LessonRequest):
-    cause: Cause = "lr"
-    fix: Fix = "none"
-    steps: int = Field(100, ge=1)
-
-
-class OriginOut(BaseModel):
-    phase: Literal["forward", "backward", "update"]
-    module: str
-    op: str
-
-
-class NanResponse(BaseModel):
-    cause: Cause
-    fix: Fix
-    loss: list[Any]
-    grad_norm: list[Any]
-    first_nonfinite_step: int | None
-    origin: OriginOut | None
-
-
 class LandscapeRequest(LessonRequest):
     dataset: DatasetName = "moons"
     points: int = Field(500, ge=10)
@@ -200,69 +123,70 @@ class LandscapeRequest(LessonRequest):
                 "runs": [asdict(run.to_run()) for run in self.runs]}
 
 
-class PlaneOut(BaseModel):
-    x: list[Any]
-    y: list[Any]
-    z: list[list[Any]] = Field(description="The loss, [row = y][column = x].")
-    explained: list[Any] | None = Field(description="PCA planes: each axis's variance share.")
-
-
-class PathOut(BaseModel):
-    x: list[Any]
-    y: list[Any]
-    loss: list[Any] = Field(description="The real loss at each step's weights.")
-    plane_loss: list[Any] = Field(description="The loss at their projection on the plane.")
-    hidden: list[int] = Field(description="Steps whose real loss the plane hides.")
-
-
-class LandscapeRunOut(BaseModel):
-    optimizer: str
-    lr: float | None
-    final_loss: float
-    accuracy: float
-    diverged: bool
-    random: PlaneOut
-    pca: PlaneOut
-    path: PathOut
-    alpha: list[Any]
-    interpolation: list[Any]
-
-
-class SharedPlaneOut(BaseModel):
-    plane: PlaneOut
-    paths: list[PathOut]
-
-
-class LandscapeResponse(BaseModel):
-    weights: int
-    runs: list[LandscapeRunOut]
-    shared: SharedPlaneOut | None
-
-
 @dataclass(frozen=True, slots=True)
-class Lesson:
-    """A lesson of the training page: the function of gradient_lab.training that answers it,
-    called with device= and its request's options(), what it reads and what it answers."""
+class ServedLesson:
+    """A lesson of gradient_lab.training as the web layer serves it: what it reads and answers."""
 
-    run: Callable[..., object]
+    lesson: Lesson
     request: type[LessonRequest]
-    reply: type[BaseModel]
-    streamed: bool = False  # one reply per server-sent event (POST /api/training/run)
+    reply: Any  # the dataclass its function returns (a chunk of them, streamed), for OpenAPI
 
     @property
     def function(self) -> str:
-        """`run` as the job gradient_lab.jobs.lesson finds it in a child: "module:name"."""
-        return f"{self.run.__module__}:{self.run.__name__}"
+        return self.lesson.function
+
+    @property
+    def streamed(self) -> bool:
+        return self.lesson.streamed
 
 
-# The training page's lessons by name, in the tutorial's order (the page's tabs): the one list
-# of them. Each but the streamed training loop is served by POST /api/training/<name>
-# (routes/training.py); the page's form defaults come from each one's request.
-LESSONS: dict[str, Lesson] = {
-    "flow": Lesson(gradient_flow, FlowRequest, FlowResponse),
-    "train": Lesson(train, TrainRequest, TrainChunkOut, streamed=True),
-    "accumulation": Lesson(accumulate, AccumulationRequest, AccumulationResponse),
-    "precision": Lesson(compare_precision, PrecisionRequest, PrecisionResponse),
-    "nan": Lesson(hunt_nan, NanRequest, NanResponse),
-    "landscape": Lesson(map_landscape, LandscapeRequest, LandscapeResponse),
-}
+# The requests whose rules go across fields, or that take the descent lab's runs; every other
+# lesson's request is its function's keyword parameters.
+RULED: dict[str, type[LessonRequest]] = {"train": TrainRequest, "landscape": LandscapeRequest}
+
+
+def _request_of(lesson: Lesson) -> type[LessonRequest]:
+    """The lesson's request: each keyword of its function but device and seed (LessonRequest's),
+    with its type, its bounds and Doc (Annotated) and its default (none: the field is required)."""
+    if lesson.name in RULED:
+        return RULED[lesson.name]
+    hints = get_type_hints(lesson.run, include_extras=True)
+    fields: dict[str, Any] = {}
+    for name, parameter in inspect.signature(lesson.run).parameters.items():
+        if name in LessonRequest.model_fields:
+            continue
+        default = ... if parameter.default is inspect.Parameter.empty else parameter.default
+        fields[name] = (hints[name], Field(default, description=_doc(hints[name])))
+    title = lesson.name.title().replace("_", "") + "Request"
+    return create_model(title, __base__=LessonRequest, **fields)
+
+
+def _doc(hint: Any) -> str | None:
+    """What Annotated[..., Doc("...")] says of a parameter."""
+    docs = [m.documentation for m in getattr(hint, "__metadata__", ()) if isinstance(m, Doc)]
+    return docs[0] if docs else None
+
+
+def _reply_of(lesson: Lesson) -> Any:
+    return TrainChunkOut if lesson.streamed else get_type_hints(lesson.run)["return"]
+
+
+def _declared() -> dict[str, Lesson]:
+    """Every lesson a module of gradient_lab.training declares (its LESSONS), in tab order."""
+    found = [lesson
+             for module in pkgutil.iter_modules(training.__path__, "gradient_lab.training.")
+             for lesson in getattr(importlib.import_module(module.name), "LESSONS", ())]
+    found.sort(key=lambda lesson: lesson.tab)
+    declared = [(lesson.name, lesson.tab) for lesson in found]
+    if any(len(set(column)) < len(found) for column in zip(*declared, strict=True)):
+        raise ValueError(f"two lessons share a name or a tab: {declared}")
+    return {lesson.name: lesson for lesson in found}
+
+
+# The training page's lessons by name, in tab order: every module of gradient_lab.training that
+# declares LESSONS (gradient_lab.training.lessons). Each but the streamed training loop is served
+# by POST /api/training/<name> (routes/training.py); the page's form defaults come from each
+# one's request.
+LESSONS: dict[str, ServedLesson] = {
+    name: ServedLesson(lesson, _request_of(lesson), _reply_of(lesson))
+    for name, lesson in _declared().items()}
