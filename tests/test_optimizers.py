@@ -382,12 +382,3 @@ def test_the_rule_says_the_momentum_and_betas_a_run_raced_with() -> None:
     assert "β₁ = 0.8, β₂ = 0.95" in adam.rule
     decayed = descend(ROSENBROCK, START, 2, Run("adam", lr=0.01, options={"weight_decay": 0.5}))
     assert "λ = 0.5" in decayed.rule
-
-
-@pytest.mark.parametrize("name", list(OPTIMIZERS))
-def test_the_training_page_names_each_optimizer_as_its_entry_does(name: str) -> None:
-    # The training page still reads its labels from the i18n files: they must not drift apart.
-    from gradient_lab.i18n import strings
-
-    for lang, label in OPTIMIZERS[name].labels.items():
-        assert strings(lang)[f"training.optimizer.{name}"] == label

@@ -78,6 +78,7 @@ choices = json.loads(re.search(r'id="page-data">(.*?)</script>', training_page,
 print(json.dumps({
     "lessons": choices["lessons"],
     "lesson_defaults": choices["defaults"].get("dummy"),
+    "training_optimizer": choices["optimizer_labels"].get("dummy"),
     "lesson_panel": 'id="panel-dummy"' in training_page and 'id="tab-dummy"' in training_page,
     "lesson_reply": [lesson.status_code, sorted(lesson.json())],
     "lesson_refused": refused.status_code,
@@ -126,6 +127,7 @@ def test_the_new_entries_reach_the_schema_and_the_pages(copy: Path) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
     seen = json.loads(done.stdout.strip().splitlines()[-1])
     assert "dummy" in seen["optimizer_names"] and "dummy" in seen["page_optimizers"]
+    assert seen["training_optimizer"] == {"en": "Dummy", "zh-CN": "假的"}
     assert "dummybowl" in seen["surface_names"] and "dummybowl" in seen["page_surfaces"]
     assert "/api/training/dummy" in seen["paths"]
     # The lesson has its tab (first: tab 0), its form's defaults and its request's bounds and

@@ -2,7 +2,7 @@
 // it and played step by step, the real and in-plane loss per step, the 1-D interpolation from
 // the init to the final weights. Plain data in, Plotly.react out; Plotly is the global.
 
-import { fmtNumber, now, num, t } from "../page.js";
+import { fmtNumber, now, num, page, t } from "../page.js";
 
 const $ = (id) => document.getElementById(id);
 const CONFIG = { displaylogo: false, responsive: true };
@@ -47,7 +47,7 @@ const LEGEND = { orientation: "h", y: -0.35, yanchor: "top" };
 const log10 = (v) => (Number.isFinite(num(v)) && num(v) > 0 ? Math.log10(num(v)) : null);
 const logGrid = (z) => z.map((row) => row.map(log10));
 const label = (run) =>
-  t("training.optimizer." + run.optimizer, {}, run.optimizer) +
+  (page.choices.optimizer_labels[run.optimizer]?.[page.lang] ?? run.optimizer) +
   (run.lr == null ? "" : ` (lr ${run.lr})`);
 
 function view() {

@@ -15,6 +15,7 @@ from fastapi.testclient import TestClient
 from pydantic import TypeAdapter
 
 from gradient_lab import jobs, wire
+from gradient_lab.optimizers import OPTIMIZERS
 from gradient_lab.settings import get_settings, load_settings
 from gradient_lab.training import TrainConfig, accumulate, gradient_flow, train
 from gradient_lab.web import schemas
@@ -191,6 +192,14 @@ def test_training_page_renders_in_each_language_with_local_plotly(
     assert choices["optimizers"][0] == "sgd" and "sigmoid_vanishes" in choices["flow_presets"]
 
 
+@pytest.mark.parametrize("lang", ["en", "zh-CN"])
+def test_the_training_page_names_each_optimizer_as_its_entry_does(
+        client: TestClient, lang: str) -> None:
+    html = client.get(f"/training?lang={lang}").text
+    for name, kind in OPTIMIZERS.items():
+        assert f'<option value="{name}">{kind.labels[lang]}</option>' in html
+
+
 def _keys_the_page_uses() -> set[str]:
     """Every i18n key the template and training.js name, the menus' keys built from choices."""
     template = "".join(path.read_text(encoding="utf-8") for path in
@@ -206,7 +215,7 @@ def _keys_the_page_uses() -> set[str]:
 
     choices: dict[str, Any] = _choices()
     menus = {"activation": "activations", "init": "inits", "dataset": "datasets",
-             "optimizer": "optimizers", "scheduler": "schedulers", "clip": "clips",
+             "scheduler": "schedulers", "clip": "clips",
              "nan.cause": "causes", "nan.fix": "fixes", "flow.preset": "flow_presets"}
     for prefix, menu in menus.items():
         used |= {f"training.{prefix}.{name}" for name in choices[menu]}

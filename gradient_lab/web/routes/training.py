@@ -100,6 +100,8 @@ def _choices() -> dict[str, object]:
         "datasets": list(get_args(training.DatasetName)),
         "activations": list(training.ACTIVATIONS), "inits": list(training.INITS),
         "optimizers": list(OPTIMIZERS), "schedulers": ["none", *SCHEDULERS],
+        # Each optimizer's name in each language, as its one entry in OPTIMIZERS gives it.
+        "optimizer_labels": {name: kind.labels for name, kind in OPTIMIZERS.items()},
         "clips": ["none", *CLIPS],
         "causes": list(training.CAUSES), "fixes": list(training.FIXES),
         "flow_presets": training.FLOW_PRESETS, "sizes": asdict(training.SIZES),
