@@ -11,7 +11,7 @@ import { questions, stepView } from "./graph/steps.js";
 import { makeView } from "./graph/view.js";
 
 const $ = (id) => document.getElementById(id);
-const DEFAULT_LESSON = "S2";
+const DEFAULT_EXAMPLE = "S2";
 
 // Every view is a link: this table is the whole of the page's state in the URL.
 const FIELDS = [
@@ -85,7 +85,7 @@ editor.addOverlay({
   },
 });
 editor.on("change", () => {
-  if (state.ex && editor.getValue() !== page.lessons[state.ex]?.program) {
+  if (state.ex && editor.getValue() !== page.examples[state.ex]?.program) {
     state.ex = "";
     $("examples").value = "";
   }
@@ -156,14 +156,14 @@ function markLine(line) {
 
 async function save() {
   const code = editor.getValue();
-  const lesson = page.lessons[state.ex];
-  await writeState(FIELDS, { ...state, code: lesson && lesson.program === code ? "" : code });
+  const example = page.examples[state.ex];
+  await writeState(FIELDS, { ...state, code: example && example.program === code ? "" : code });
 }
 
 async function start() {
   Object.assign(state, { code: "" }, await readState(FIELDS));
-  if (!state.code && !page.lessons[state.ex]) state.ex = DEFAULT_LESSON;
-  editor.setValue(state.code || page.lessons[state.ex]?.program || "");
+  if (!state.code && !page.examples[state.ex]) state.ex = DEFAULT_EXAMPLE;
+  editor.setValue(state.code || page.examples[state.ex]?.program || "");
   $("examples").value = state.ex;
   $("simple").checked = state.simple;
   $("predict").checked = state.predict;
@@ -173,9 +173,9 @@ async function start() {
 
 $("run").addEventListener("click", () => run());
 $("examples").addEventListener("change", (e) => {
-  if (!page.lessons[e.target.value]) return;
+  if (!page.examples[e.target.value]) return;
   state.ex = e.target.value;
-  editor.setValue(page.lessons[state.ex].program);
+  editor.setValue(page.examples[state.ex].program);
   run();
 });
 view.wire();
@@ -203,12 +203,12 @@ $("export-json").addEventListener("click", () => {
 // A link pasted into this tab, edited by hand, or sent by the class mode opens its view: the
 // program runs again only when it is another program; a new step or call just steps there.
 followHash(FIELDS, async (next) => {
-  const lesson = page.lessons[next.ex];
-  const code = next.code || lesson?.program || "";
+  const example = page.examples[next.ex];
+  const code = next.code || example?.program || "";
   if (code !== editor.getValue() || (!state.graph && !state.error)) return start();
   const diff = changed(FIELDS, state, next);
   Object.assign(state, next, { code: "" });
-  $("examples").value = lesson ? state.ex : "";
+  $("examples").value = example ? state.ex : "";
   $("simple").checked = state.simple;
   $("predict").checked = state.predict;
   $("speed").value = String(state.speed);

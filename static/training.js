@@ -1,4 +1,4 @@
-// The training lab: five lessons, each a form → POST /api/training/<lesson> → Plotly charts.
+// The training lab: a tab per lesson, each a form → POST /api/training/<lesson> → Plotly charts.
 // The training loop streams: one server-sent event per chunk of steps (api.js postEvents).
 // This module wires things up: read state → fetch → render. All state is in the URL hash.
 

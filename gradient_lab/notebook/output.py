@@ -78,7 +78,7 @@ def _document(graph: Graph, note: Note | None, lang: str, strings: dict[str, str
     return _templates().get_template("notebook.html").render(
         lang=lang if lang in i18n.LANGUAGES else i18n.DEFAULT_LANGUAGE, strings=strings,
         notebook=True, title=strings["notebook.title"],
-        page={"lang": lang, "strings": strings, "lessons": {}},
+        page={"lang": lang, "strings": strings},
         css=Markup(_read(static / "app.css") + _read(static / "notebook" / "notebook.css")),
         dagre=Markup(_read(static / "vendor" / "dagre" / "dagre.min.js")),
         script=Markup(script()),

@@ -70,8 +70,8 @@ def test_front_door_is_the_graph_lab_with_every_lesson_in_its_page_data(client: 
     data = _page_data(html)
     assert data["lang"] == "en"
     assert data["strings"]["graph.run"] == "Run"
-    assert set(data["lessons"]) == set(EXAMPLES)
-    assert data["lessons"]["S2"]["program"] == EXAMPLES["S2"].program
+    assert set(data["examples"]) == set(EXAMPLES)
+    assert data["examples"]["S2"]["program"] == EXAMPLES["S2"].program
     for lesson in EXAMPLES.values():
         assert f'<option value="{lesson.id}">§{lesson.section} {lesson.id} · ' in html
     assert "graph.js" in html and 'type="module"' in html

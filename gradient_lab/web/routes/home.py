@@ -24,9 +24,9 @@ PLOTLY_JS = files("plotly") / "package_data" / "plotly.min.js"
 
 @router.get("/", response_class=HTMLResponse)
 async def graph_lab(request: Request) -> HTMLResponse:
-    programs = {lesson.id: asdict(lesson) for lesson in EXAMPLES.values()}
+    programs = {example.id: asdict(example) for example in EXAMPLES.values()}
     return templates.TemplateResponse(
-        request, "graph.html", {"lessons": list(EXAMPLES.values()), "programs": programs}
+        request, "graph.html", {"examples": list(EXAMPLES.values()), "programs": programs}
     )
 
 
