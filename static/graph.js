@@ -5,7 +5,7 @@
 import { ApiError, markStale, postJSON, renderFailure } from "./api.js";
 import { copyLink, page, t } from "./page.js";
 import { changed, followHash, readState, writeState } from "./urlstate.js";
-import { downloadSvg } from "./graph/export.js";
+import { downloadPng, downloadSvg } from "./graph/export.js";
 import { h } from "./graph/panels.js";
 import { questions, stepView } from "./graph/steps.js";
 import { makeView } from "./graph/view.js";
@@ -183,12 +183,14 @@ $("copy-link").addEventListener("click", async () => {
   await save();
   await copyLink($("copy-link"), location.href);
 });
+// Both are drawn in the lab's font. The SVG carries it, so a CJK character it lacks is named
+// to the learner; the PNG has drawn that one already, in this machine's font.
+const FONTS = new URL("vendor/fonts/", import.meta.url).href;
 $("export-png").addEventListener("click", () =>
-  Plotly.downloadImage($("graph"), { format: "png", filename: "gradient-lab-graph", scale: 2 }),
+  downloadPng($("graph"), FONTS, "gradient-lab-graph.png"),
 );
 $("export-svg").addEventListener("click", async () => {
-  const fonts = new URL("vendor/fonts/", import.meta.url).href;
-  const missing = await downloadSvg($("graph"), fonts, "gradient-lab-graph.svg");
+  const missing = await downloadSvg($("graph"), FONTS, "gradient-lab-graph.svg");
   if (missing.length)
     $("status").textContent = t("graph.export.svg_missing", { chars: missing.join(" ") });
 });

@@ -1,6 +1,7 @@
 // The graph as drawn, as an SVG file a slide can hold: Plotly's own SVG of the figure, with
 // the labels' font embedded (static/vendor/fonts: DejaVu Sans, cut to the characters a graph
-// uses), so it reads the same on a machine that lacks the font.
+// uses), so it reads the same on a machine that lacks the font. The PNG is that SVG drawn on a
+// canvas, so both files show the same letters, whatever fonts the machine has.
 //
 // The figure draws no UI string; Chinese in it comes from the learner's program (a tensor,
 // module or Function named in Chinese). When there is some, Noto Sans CJK SC joins the same
@@ -71,14 +72,48 @@ export async function graphSvg(el, fontBase) {
   return { svg, missing };
 }
 
-// Downloads the SVG; resolves to the CJK characters drawn in the viewer's own font.
-export async function downloadSvg(el, fontBase, filename) {
-  const { svg, missing } = await graphSvg(el, fontBase);
-  const blob = new Blob([svg], { type: "image/svg+xml" });
+function download(blob, filename) {
   const a = document.createElement("a");
   a.href = URL.createObjectURL(blob);
   a.download = filename;
   a.click();
   URL.revokeObjectURL(a.href);
+}
+
+// Downloads the SVG; resolves to the CJK characters drawn in the viewer's own font.
+export async function downloadSvg(el, fontBase, filename) {
+  const { svg, missing } = await graphSvg(el, fontBase);
+  download(new Blob([svg], { type: "image/svg+xml" }), filename);
   return missing;
+}
+
+// Downloads the same SVG drawn as a PNG at `scale` times its size on screen (a slide's
+// resolution); resolves to the CJK characters drawn in the viewer's own font.
+export async function downloadPng(el, fontBase, filename, scale = 2) {
+  const { svg, missing } = await graphSvg(el, fontBase);
+  const canvas = await drawn(svg, el.clientWidth * scale, el.clientHeight * scale);
+  download(await new Promise((resolve) => canvas.toBlob(resolve, "image/png")), filename);
+  return missing;
+}
+
+// The SVG on a canvas of width × height. An SVG image loads its embedded fonts only once it
+// lays out its text, and draws that text invisible until they have come: so it is drawn again
+// each frame until two drawings agree (a second at most).
+async function drawn(svg, width, height) {
+  const image = new Image();
+  image.src = URL.createObjectURL(new Blob([svg], { type: "image/svg+xml" }));
+  await image.decode();
+  const canvas = Object.assign(document.createElement("canvas"), { width, height });
+  const context = canvas.getContext("2d", { willReadFrequently: true });
+  let before = "";
+  for (let frame = 0; frame < 60; frame++) {
+    context.clearRect(0, 0, width, height);
+    context.drawImage(image, 0, 0, width, height);
+    const now = canvas.toDataURL();
+    if (now === before) break;
+    before = now;
+    await new Promise((resolve) => setTimeout(resolve, 16));
+  }
+  URL.revokeObjectURL(image.src);
+  return canvas;
 }

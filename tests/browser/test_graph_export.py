@@ -114,6 +114,45 @@ def _shown(browser: Any, svg: str, path: Path) -> bytes:
     return shot
 
 
+# Two PNGs of one size, drawn on canvases: how many pixels differ plainly, and how many are ink
+# (not near white) in either.
+_COMPARE = """async ([a, b]) => {
+  const load = async (src) => { const i = new Image(); i.src = src; await i.decode(); return i; };
+  const images = await Promise.all([load(a), load(b)]);
+  const [w, h] = [images[0].naturalWidth, images[0].naturalHeight];
+  const [p, q] = images.map((image) => {
+    const canvas = Object.assign(document.createElement("canvas"), { width: w, height: h });
+    const context = canvas.getContext("2d");
+    context.drawImage(image, 0, 0, w, h);
+    return context.getImageData(0, 0, w, h).data;
+  });
+  let differ = 0, ink = 0;
+  for (let k = 0; k < p.length; k += 4) {
+    if (p[k] + p[k + 1] + p[k + 2] < 600 || q[k] + q[k + 1] + q[k + 2] < 600) ink++;
+    const d = Math.abs(p[k] - q[k]) + Math.abs(p[k + 1] - q[k + 1]) + Math.abs(p[k + 2] - q[k + 2]);
+    if (d > 96) differ++;
+  }
+  return { differ, ink };
+}"""
+
+
+def _png_url(png: bytes) -> str:
+    return "data:image/png;base64," + base64.b64encode(png).decode()
+
+
+def _as_slide_draws_it(browser: Any, svg: str, width: int, height: int, scale: int) -> bytes:
+    """The SVG in an <img> at its own size, on a screen of `scale` pixels a CSS pixel."""
+    page = browser.new_page(viewport={"width": width, "height": height},
+                            device_scale_factor=scale)
+    source = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+    page.set_content(f'<body style="margin:0"><img id="svg" src="{source}"></body>')
+    page.wait_for_function("document.getElementById('svg').complete")
+    page.wait_for_timeout(300)  # the embedded fonts decode
+    shot: bytes = page.screenshot()
+    page.close()
+    return shot
+
+
 def test_the_chinese_names_a_program_gives_its_tensors_export_with_a_font_that_draws_them(
         open_page: Any, bare_browser: Any, server: str, artifacts: Path) -> None:
     page, problems = open_page(1440, 900)
@@ -130,12 +169,23 @@ def test_the_chinese_names_a_program_gives_its_tensors_export_with_a_font_that_d
         assert {ord(c) for c in drawn} <= face["cmap"], drawn - {chr(c) for c in face["cmap"]}
     status = page.locator("#status").inner_text()
     assert not drawn & set(status), status  # no character left out to report
-    with page.expect_download() as png:  # the PNG beside it, as before
+    # The PNG is the SVG drawn at twice its size: the same letters, in the embedded fonts.
+    # Plotly's own PNG, drawn in the page's fonts, differs on a third of the ink.
+    with page.expect_download() as download:
         page.locator("#export-png").click()
-    assert png.value.suggested_filename == "gradient-lab-graph.png"
-    png.value.save_as(artifacts / "graph-export-zh-CN-named-1440x900.download.png")
-    assert (artifacts / "graph-export-zh-CN-named-1440x900.download.png").read_bytes()[:4] == \
-        b"\x89PNG"
+    assert download.value.suggested_filename == "gradient-lab-graph.png"
+    download.value.save_as(artifacts / "graph-export-zh-CN-named-1440x900.download.png")
+    png = (artifacts / "graph-export-zh-CN-named-1440x900.download.png").read_bytes()
+    width, height = page.evaluate("[document.getElementById('graph').clientWidth, "
+                                  "document.getElementById('graph').clientHeight]")
+    slide = _png_url(_as_slide_draws_it(page.context.browser, svg, width, height, 2))
+    apart = page.evaluate(_COMPARE, [_png_url(png), slide])
+    assert apart["ink"] > 10_000 and apart["differ"] <= apart["ink"] // 100, apart
+    plotlys = page.evaluate("() => { const el = document.getElementById('graph'); return "
+                            "Plotly.toImage(el, {format: 'png', scale: 2, "
+                            "width: el.clientWidth, height: el.clientHeight}); }")
+    control = page.evaluate(_COMPARE, [plotlys, slide])
+    assert control["differ"] > control["ink"] // 10, control
     # On a machine without a CJK font, the names are drawn by the embedded face, and only by it:
     # the same file with that face taken out does not draw them.
     embedded = _shown(bare_browser, svg, artifacts / "graph-export-zh-CN-named-1440x900.png")
