@@ -96,7 +96,9 @@ class Replicas:
 async def _one(port: int, path: str, body: dict[str, object],
                student: int = 0) -> tuple[int, bytes, float]:
     conn = loadgen.Connection(port)
-    forwarded = f"X-Forwarded-For: 10.0.{student // 250}.{student % 250 + 1}\r\n"
+    # As a browser asks: gzip accepted (each student's body compared as it arrives).
+    forwarded = (f"X-Forwarded-For: 10.0.{student // 250}.{student % 250 + 1}\r\n"
+                 "Accept-Encoding: gzip\r\n")
     start = time.perf_counter()
     try:
         status, payload = await asyncio.wait_for(

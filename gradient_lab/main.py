@@ -30,12 +30,15 @@ from gradient_lab.web import metrics
 from gradient_lab.web.ahead import Ahead, compute_ahead
 from gradient_lab.web.deps import ClientJobs
 from gradient_lab.web.edge import allowed_hosts
+from gradient_lab.web.gzipped import Gzipped
 from gradient_lab.web.middleware import GuardApi, RememberPageChoices
 from gradient_lab.web.routes import descent, docs, graph, health, home, lessons, rooms, training
 
 logger = logging.getLogger(__name__)
 
 _HTTP_TYPES = {404: "not_found", 405: "method_not_allowed"}
+# The gzip of recent replies, bodies included: a class's last few moves, however large.
+GZIPPED_BYTES = 64 << 20
 
 
 @asynccontextmanager
@@ -46,6 +49,7 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     pool.start()
     app.state.pool = pool
     app.state.programs = Counter()  # learners' runs in flight, by client (web/deps.py)
+    app.state.gzipped = Gzipped(GZIPPED_BYTES)  # replies' gzip, made once (web/gzipped.py)
     _say_how_it_started(settings.host, settings.port, pool)
     try:
         async with open_rooms(settings.room_store) as app.state.rooms, \

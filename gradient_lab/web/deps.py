@@ -17,6 +17,7 @@ from gradient_lab.kept.keys import fingerprint, key, names_the_clock_or_chance, 
 from gradient_lab.runner.pool.pool import Pool
 from gradient_lab.settings import Settings, get_settings
 from gradient_lab.web.client import client_of
+from gradient_lab.web.gzipped import MINIMUM_BYTES, Gzipped
 
 # A stranger's program that names the clock or randomness answers differently each run: its
 # reply is shared only by the identical requests of one moment (a class following its teacher).
@@ -35,6 +36,7 @@ class ClientJobs:
     settings: Settings
     client: str = ""  # who asks (web/client.py), for the cap on one client's programs
     programs: Counter[str] = field(default_factory=Counter)  # runs in flight, by client
+    gzipped: Gzipped | None = None  # the process's gzip of replies, if the client takes gzip
 
     async def reply(self, job: Callable[..., Any], *, strangers_code: bool,
                     **args: object) -> Response:
@@ -48,8 +50,12 @@ class ClientJobs:
             answered = copy.copy(error)
             answered.kept = reading.outcome
             raise answered from None
-        return Response(bodies[-1], media_type="application/json",
-                        headers={"X-Kept": reading.outcome})
+        body, headers = bodies[-1], {"X-Kept": reading.outcome}
+        if self.gzipped is not None and len(body) >= MINIMUM_BYTES:
+            # Compressed once for every screen: the GZip middleware passes it by, encoded.
+            body = self.gzipped.of(body)
+            headers |= {"Content-Encoding": "gzip", "Vary": "Accept-Encoding"}
+        return Response(body, media_type="application/json", headers=headers)
 
     def stream(self, job: Callable[..., Any], **args: object) -> Reading:
         """Each reply body of a job that streams (a training run), within stream_seconds."""
@@ -112,8 +118,9 @@ class ClientJobs:
 async def get_client_jobs(request: Request,
                           settings: Annotated[Settings, Depends(get_settings)]) -> ClientJobs:
     state = request.app.state
+    takes_gzip = "gzip" in request.headers.get("accept-encoding", "")  # as the middleware reads it
     return ClientJobs(state.pool, state.kept, settings, client_of(request, settings),
-                      state.programs)
+                      state.programs, state.gzipped if takes_gzip else None)
 
 
 ClientJobsDep = Annotated[ClientJobs, Depends(get_client_jobs)]
