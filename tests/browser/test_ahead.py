@@ -14,7 +14,7 @@ import pytest
 
 from gradient_lab.tutorial import TUTORIAL
 from tests.browser.conftest import PageProblems
-from tests.browser.servers import ServerProcess, local_only
+from tests.browser.servers import ServerProcess
 
 # The fixture waits for some fifty lessons computed one after another: minutes on a busy machine.
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(600)]
@@ -48,7 +48,6 @@ def test_every_lesson_link_is_answered_from_what_is_kept(browser: Any, ahead: st
     links = list(dict.fromkeys(link for stop in TUTORIAL for link in stop.links))
     started = _health(ahead)["runner"]["started"]
     context = browser.new_context(viewport={"width": 1280, "height": 800})
-    context.route("**/*", local_only)
     answers: list[tuple[str, str, int, str | None]] = []
     problems = PageProblems(ahead)
     try:
@@ -77,7 +76,6 @@ def test_every_lesson_link_is_answered_from_what_is_kept(browser: Any, ahead: st
 def test_the_landscape_lesson_opens_from_what_is_kept(browser: Any, ahead: str) -> None:
     # Not a tutorial link: the training lab's own tab, as a learner first opens it.
     page = browser.new_page(viewport={"width": 1280, "height": 800})
-    page.route("**/*", local_only)
     kept: list[str | None] = []
     page.on("response", lambda r: kept.append(r.headers.get("x-kept"))
             if "/api/training/landscape" in r.url else None)

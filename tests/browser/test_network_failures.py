@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from tests.browser.pages import EN, ZH
-from tests.browser.servers import ServerProcess, local_only
+from tests.browser.servers import ServerProcess
 
 pytestmark = pytest.mark.browser
 
@@ -96,7 +96,6 @@ def open_tab(browser: Any, server_up: ServerProcess) -> Iterator[Callable[..., A
         context = browser.new_context(viewport={"width": width, "height": height},
                                       locale="zh-CN" if lang == "zh-CN" else "en-US")
         contexts.append(context)
-        context.route("**/*", local_only)
         page = context.new_page()
         page.on("pageerror", lambda e: uncaught.append(f"{lab.name}: {e}"))
         if clock:

@@ -20,7 +20,7 @@ import pytest
 
 from tests.browser.conftest import PageProblems
 from tests.browser.pages import after, open_lab
-from tests.browser.servers import ServerProcess, free_port, local_only
+from tests.browser.servers import ServerProcess, free_port
 
 pytestmark = pytest.mark.browser
 
@@ -118,7 +118,6 @@ def test_a_lab_works_when_its_requests_alternate_between_two_replicas(
         browser: Any, balancer: RoundRobin, lab: str) -> None:
     path, button, counter = LABS[lab]
     context = browser.new_context(viewport={"width": 1280, "height": 720})
-    context.route("**/*", local_only)
     page = context.new_page()
     problems = PageProblems(balancer.url)
     problems.watch(page)

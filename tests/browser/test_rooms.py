@@ -17,7 +17,7 @@ import pytest
 from gradient_lab.descent.presets import PRESETS
 from tests.browser.conftest import PageProblems
 from tests.browser.pages import EN, ZH, open_lab
-from tests.browser.servers import ServerProcess, local_only
+from tests.browser.servers import ServerProcess
 from tests.redis_server import RedisServer
 
 pytestmark = pytest.mark.browser
@@ -85,7 +85,6 @@ def screens(browser: Any, servers: tuple[str, str]) -> Iterator[Any]:
     def open_screen(width: int, height: int, lang: str, base: str, **options: Any) -> Screen:
         context = browser.new_context(viewport={"width": width, "height": height}, locale=lang,
                                       **options)
-        context.route("**/*", local_only)
         # A nickname's onerror=f() would call this: it must never run.
         context.add_init_script("window.f = () => { document.body.dataset.xss = 'ran'; };")
         contexts.append(context)
