@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 from collections import Counter
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
@@ -14,9 +15,11 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
-from fastapi.responses import Response
+from fastapi.responses import FileResponse, Response
 from fastapi.staticfiles import StaticFiles
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import Scope
 
 from gradient_lab import __version__, i18n, logs
 from gradient_lab.assets import assets
@@ -26,7 +29,7 @@ from gradient_lab.lan import urls
 from gradient_lab.rooms.service import open_rooms
 from gradient_lab.runner.pool.pool import Pool, PoolConfig
 from gradient_lab.settings import Settings, SettingsError, load_settings
-from gradient_lab.web import metrics
+from gradient_lab.web import gzipped, metrics
 from gradient_lab.web.ahead import Ahead, compute_ahead
 from gradient_lab.web.deps import ClientJobs
 from gradient_lab.web.edge import allowed_hosts
@@ -157,11 +160,23 @@ def create_app() -> FastAPI:
 
 class _CachedStaticFiles(StaticFiles):
     """/static, cacheable for an hour (a lesson): the names carry no hash, so not for a year.
-    Past the hour a browser revalidates with the ETag and gets a 304."""
+    Past the hour a browser revalidates with the ETag and gets a 304. A browser that takes gzip
+    gets the file's gzip, made once per process (web/gzipped.py)."""
 
-    def file_response(self, *args: Any, **kwargs: Any) -> Response:
-        response = super().file_response(*args, **kwargs)
+    def file_response(self, full_path: Any, stat_result: os.stat_result, scope: Scope,
+                      status_code: int = 200) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
         response.headers.setdefault("Cache-Control", "public, max-age=3600")
+        request = Headers(scope=scope)
+        if (isinstance(response, FileResponse) and response.status_code == 200
+                and "gzip" in request.get("accept-encoding", "") and "range" not in request
+                and stat_result.st_size >= gzipped.MINIMUM_BYTES
+                and (response.media_type or "").startswith(gzipped.COMPRESSIBLE)):
+            body = gzipped.static_file(str(full_path), stat_result.st_mtime_ns,
+                                       stat_result.st_size)
+            headers = {k: v for k, v in response.headers.items() if k != "content-length"}
+            return Response(body, status_code=200, headers={
+                **headers, "Content-Encoding": "gzip", "Vary": "Accept-Encoding"})
         return response
 
 

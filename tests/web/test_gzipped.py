@@ -7,6 +7,7 @@ import gzip
 import json
 import uuid
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -15,6 +16,8 @@ from gradient_lab.graph.examples import EXAMPLES
 from gradient_lab.main import create_app
 from gradient_lab.web import gzipped
 from gradient_lab.web.gzipped import Gzipped
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
@@ -86,3 +89,31 @@ def test_identical_requests_get_one_compression_and_the_same_bytes(
     headers, plain = _raw(client, body, "identity")  # a client that takes no gzip
     assert "content-encoding" not in headers
     assert gzip.decompress(answers[0][1]) == plain and json.loads(plain)["nodes"]
+
+
+def _get_raw(client: TestClient, path: str, **headers: str) -> tuple[int, dict[str, str], bytes]:
+    with client.stream("GET", path, headers=headers) as response:
+        return response.status_code, dict(response.headers), b"".join(response.iter_raw())
+
+
+def test_a_static_file_is_compressed_once_and_still_revalidates(
+        client: TestClient, compressions: list[int]) -> None:
+    gzipped.static_file.cache_clear()
+    path = "/static/vendor/codemirror/lib/codemirror.js"
+    on_disk = (ROOT / "static/vendor/codemirror/lib/codemirror.js").read_bytes()
+    answers = [_get_raw(client, path, **{"accept-encoding": "gzip"}) for _ in range(3)]
+    assert {(status, h["content-encoding"]) for status, h, _ in answers} == {(200, "gzip")}
+    assert len({raw for _, _, raw in answers}) == 1 and gzip.decompress(answers[0][2]) == on_disk
+    assert compressions == [len(on_disk)]
+    headers = answers[0][1]
+    assert headers["cache-control"] == "public, max-age=3600" and headers["etag"]
+    assert headers["content-type"].startswith("text/javascript")
+    status, _, _ = _get_raw(client, path, **{"accept-encoding": "gzip",
+                                             "if-none-match": headers["etag"]})
+    assert status == 304  # past the hour, a revalidation costs no body
+    status, plain, body = _get_raw(client, path, **{"accept-encoding": "identity"})
+    assert status == 200 and "content-encoding" not in plain and body == on_disk
+    # A font is compressed already: it goes as it is.
+    _, font, _ = _get_raw(client, "/static/vendor/fonts/lab-sans.woff",
+                          **{"accept-encoding": "gzip"})
+    assert "content-encoding" not in font
