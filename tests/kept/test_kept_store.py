@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import random
+import sqlite3
+from pathlib import Path
+
 import pytest
 
 from gradient_lab.kept import Keeper
@@ -79,7 +83,7 @@ async def test_a_reply_with_a_lifetime_is_gone_after_it(keeper: Keeper) -> None:
 async def test_the_store_stays_within_its_bytes_evicting_the_least_recently_used(
         keeper: Keeper) -> None:
     store = keeper.store
-    body = b"x" * (MAX_BYTES // 4)
+    body = random.Random(0).randbytes(MAX_BYTES // 4)  # as large stored as given: no deflating
     for n in range(3):
         assert await store.claim(f"k{n}", "a", NOW + n, 10)
         await store.add(f"k{n}", "a", body, NOW + n)
@@ -98,6 +102,22 @@ async def test_the_store_stays_within_its_bytes_evicting_the_least_recently_used
 async def test_a_reply_larger_than_the_store_is_not_kept(keeper: Keeper) -> None:
     store = keeper.store
     assert await store.claim("k", "a", NOW, 10)
-    await store.add("k", "a", b"x" * (MAX_BYTES + 1), NOW)
+    await store.add("k", "a", random.Random(1).randbytes(MAX_BYTES + 1), NOW)
     await store.finish("k", "a", None, NOW, None)
     assert await store.read("k", 0, NOW) is None
+
+
+@pytest.mark.parametrize("kept_setting", ["sqlite"], indirect=True)
+async def test_sqlite_keeps_bodies_deflated_and_gives_them_back_whole(
+        keeper: Keeper, kept_setting: str) -> None:
+    # A class's reply is JSON: its bytes on disk, and the store's bound, are a fraction of it.
+    store = keeper.store
+    body = ("[" + ",".join(["[]"] * 3000) + "]").encode()
+    assert await store.claim("k", "a", NOW, 10)
+    await store.add("k", "a", body, NOW)
+    await store.finish("k", "a", None, NOW, None)
+    entry = await store.read("k", 0, NOW)
+    assert entry is not None and entry.bodies == (body,)
+    with sqlite3.connect(Path(kept_setting)) as db:
+        (stored,) = db.execute("SELECT sum(length(body)) FROM kept_bodies").fetchone()
+    assert stored * 20 < len(body), stored
